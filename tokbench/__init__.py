@@ -1,0 +1,48 @@
+"""tokbench: evaluate and benchmark tokenizers.
+
+The public API is imported lazily so ``import tokbench`` stays light (it imports
+none of transformers, sentencepiece or tokenizers)::
+
+    tok = tokbench.load_tokenizer("cl100k_base")
+    suite = tokbench.load_suite("japanese")
+    results = tokbench.run(tokenizers=["gpt2", "llama-3"], suites=["japanese"])
+    results.to_frame()
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+_LAZY = {
+    "load_tokenizer": "tokbench.loader:load_tokenizer",
+    "load_suite": "tokbench.suites:load_suite",
+    "run": "tokbench.runner:run",
+    "Tokenizer": "tokbench.adapters.base:Tokenizer",
+    "Suite": "tokbench.suites.model:Suite",
+    "Document": "tokbench.suites.model:Document",
+    "Results": "tokbench.results:Results",
+    "TokbenchError": "tokbench.errors:TokbenchError",
+}
+
+__all__ = ["__version__", *_LAZY]
+
+if TYPE_CHECKING:
+    from tokbench.adapters.base import Tokenizer
+    from tokbench.errors import TokbenchError
+    from tokbench.loader import load_tokenizer
+    from tokbench.results import Results
+    from tokbench.runner import run
+    from tokbench.suites import load_suite
+    from tokbench.suites.model import Document, Suite
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        from tokbench.registry import import_object
+
+        obj = import_object(_LAZY[name])
+        globals()[name] = obj
+        return obj
+    raise AttributeError(f"module 'tokbench' has no attribute {name!r}")

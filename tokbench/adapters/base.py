@@ -1,0 +1,204 @@
+"""The one interface every tokenizer is loaded behind.
+
+An adapter wraps a backend tokenizer (tiktoken, sentencepiece, ...) and exposes
+exactly what the metrics need, with every behaviour explicit:
+
+* ``encode`` adds no special tokens (no BOS/EOS, no template) and treats text that
+  looks like a special token (``<|endoftext|>``, ``<s>``) as plain text;
+* ``decode`` neither skips special tokens nor cleans up spaces;
+* ``token_bytes`` gives the exact UTF-8 bytes a token stands for.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class SourceInfo:
+    """Where a tokenizer's files came from, recorded in every result."""
+
+    kind: str  # "pypi", "hub", "tiktoken", "file", "builtin", "trained"
+    location: str  # e.g. "openai-whisper==20250625:whisper/assets/gpt2.tiktoken", a path, a hub id
+    sha256: str | None = None  # of the main tokenizer file, when there is one
+    path: str | None = None  # local file actually loaded
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "location": self.location, "sha256": self.sha256,
+                "path": self.path}
+
+
+def sha256_file(path: str | Path, chunk: int = 1 << 20) -> str:
+    """Hex sha256 of a file, read in chunks."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(chunk):
+            h.update(block)
+    return h.hexdigest()
+
+
+@dataclass
+class Encoding:
+    """Ids of one text with the byte span each token covers in the text's UTF-8.
+
+    ``spans[i]`` is ``(start, end)`` in bytes; a token that stands for no text
+    byte (a SentencePiece dummy-prefix ``▁``) has an empty span ``(k, k)``.
+    """
+
+    ids: list[int]
+    spans: list[tuple[int, int]] = field(default_factory=list)
+
+
+class Tokenizer(ABC):
+    """A loaded tokenizer. Subclasses implement the abstract methods."""
+
+    #: short backend name, e.g. "tiktoken", "sentencepiece", "tokenizers", "transformers", "gguf"
+    backend: str = ""
+
+    def __init__(self, name: str, source: SourceInfo) -> None:
+        self.name = name
+        self.source = source
+
+    # -- required ---------------------------------------------------------------
+    @property
+    @abstractmethod
+    def vocab_size(self) -> int:
+        """Declared vocabulary size, special tokens included."""
+
+    @abstractmethod
+    def encode(self, text: str) -> list[int]:
+        """Ids for ``text`` with no special tokens added; special-looking text is plain text."""
+
+    @abstractmethod
+    def decode(self, ids: Sequence[int]) -> str:
+        """Text for ``ids``, skipping nothing and cleaning nothing up."""
+
+    @abstractmethod
+    def token_bytes(self, token_id: int) -> bytes:
+        """The exact UTF-8 bytes token ``token_id`` stands for in text.
+
+        SentencePiece ``▁`` is a space, a byte-fallback piece ``<0xNN>`` is that byte,
+        a WordPiece continuation ``##x`` is ``x``; special and unknown tokens give b"".
+        """
+
+    @abstractmethod
+    def backend_version(self) -> str:
+        """Version of the backend library."""
+
+    # -- optional, with honest defaults ----------------------------------------------
+    @property
+    def unk_id(self) -> int | None:
+        """Id of the unknown token, or None when the tokenizer has none."""
+        return None
+
+    @property
+    def special_tokens(self) -> dict[str, int]:
+        """Special (control) tokens: text form -> id."""
+        return {}
+
+    @property
+    def byte_fallback(self) -> bool:
+        """Whether unknown characters are encoded as byte pieces ``<0xNN>``."""
+        return False
+
+    def is_byte_fallback_token(self, token_id: int) -> bool:
+        """Whether ``token_id`` is a byte-fallback piece."""
+        return False
+
+    def token_str(self, token_id: int) -> str:
+        """The token's piece as the backend spells it (for display)."""
+        return self.token_bytes(token_id).decode("utf-8", errors="backslashreplace")
+
+    def encode_batch(self, texts: Sequence[str], threads: int = 1) -> list[list[int]]:
+        """``encode`` over many texts; ``threads`` > 1 uses a thread pool."""
+        if threads <= 1 or len(texts) < 2:
+            return [self.encode(t) for t in texts]
+        with ThreadPoolExecutor(max_workers=threads) as pool:
+            return list(pool.map(self.encode, texts, chunksize=max(1, len(texts) // (threads * 8))))
+
+    def offsets(self, text: str) -> list[tuple[int, int]] | None:
+        """Character offsets of each token of ``encode(text)`` where the backend gives them."""
+        return None
+
+    def encode_with_spans(self, text: str) -> Encoding:
+        """Ids plus the UTF-8 byte span of each token, aligned from ``token_bytes``."""
+        ids = self.encode(text)
+        return Encoding(ids, align_spans(text.encode("utf-8"), [self.token_bytes(i) for i in ids]))
+
+    def describe(self) -> dict[str, Any]:
+        """What this tokenizer is, for results: backend, version, source, hash, sizes."""
+        return {
+            "name": self.name,
+            "backend": self.backend,
+            "backend_version": self.backend_version(),
+            "source": self.source.to_dict(),
+            "vocab_size": self.vocab_size,
+            "unk_id": self.unk_id,
+            "byte_fallback": self.byte_fallback,
+            "special_tokens": dict(sorted(self.special_tokens.items(), key=lambda kv: kv[1])),
+        }
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r} vocab={self.vocab_size}>"
+
+
+def align_spans(text: bytes, pieces: Sequence[bytes]) -> list[tuple[int, int]]:
+    """Byte span of each piece in ``text``.
+
+    Pieces are matched in order. A piece that is not found where expected (an
+    unknown token's empty bytes, a dummy-prefix space, WordPiece's dropped
+    whitespace) is resolved by skipping whitespace in the text or, for pieces with
+    no bytes, by covering the text up to the next piece's match.
+    """
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    n = len(text)
+    pending: list[int] = []  # indices of empty pieces (unknown tokens) awaiting their extent
+    for i, piece in enumerate(pieces):
+        if not piece:
+            pending.append(i)
+            spans.append((pos, pos))
+            continue
+        start = pos
+        if text.startswith(piece, pos):
+            end = pos + len(piece)
+        else:
+            # A leading space the text does not have (SentencePiece dummy prefix).
+            stripped = piece.lstrip(b" ")
+            if stripped != piece and text.startswith(stripped, pos):
+                end = pos + len(stripped)
+            else:
+                found = text.find(stripped or piece, pos)
+                if found < 0:
+                    spans.append((pos, pos))
+                    continue
+                start_gap = pos
+                # skip whitespace silently; anything else belongs to pending unknown tokens
+                gap = text[start_gap:found]
+                if pending and gap.strip():
+                    _close_pending(spans, pending, start_gap, found)
+                start = found
+                end = found + len(stripped or piece)
+        if pending:
+            _close_pending(spans, pending, pos, start)
+        spans.append((start, end))
+        pos = end
+    if pending:
+        _close_pending(spans, pending, pos, n)
+    return spans
+
+
+def _close_pending(spans: list[tuple[int, int]], pending: list[int], start: int, end: int) -> None:
+    """Give the text between ``start`` and ``end`` to the first pending empty piece."""
+    if end > start:
+        first = pending[0]
+        spans[first] = (start, end)
+        for j in pending[1:]:
+            spans[j] = (end, end)
+    pending.clear()

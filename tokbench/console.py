@@ -1,0 +1,34 @@
+"""Terminal output for the CLI: rich consoles and progress bars (library code never prints)."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress
+
+
+@cache
+def console() -> Console:
+    from rich.console import Console
+
+    return Console()
+
+
+@cache
+def err_console() -> Console:
+    from rich.console import Console
+
+    return Console(stderr=True)
+
+
+def progress(transient: bool = False) -> Progress:
+    """A progress bar on stderr with a description, bar, count and elapsed/remaining time."""
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                               TimeElapsedColumn, TimeRemainingColumn)
+
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    TimeElapsedColumn(), TimeRemainingColumn(), console=err_console(),
+                    transient=transient)

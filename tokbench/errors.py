@@ -1,0 +1,67 @@
+"""User-facing errors.
+
+Every error a user can cause (a bad name, a missing file, a corrupt input) is a
+``TokbenchError``. The CLI prints ``str(error)`` as one line and exits with code 2;
+it never shows a traceback for these. Messages name the thing at fault and the fix.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+
+class TokbenchError(Exception):
+    """An error caused by input or environment, reported to the user as one line."""
+
+    exit_code = 2
+
+
+class UnknownNameError(TokbenchError, KeyError):
+    """A name that is not in a registry; the message suggests close matches."""
+
+    def __init__(self, kind: str, name: str, known: Iterable[str], hint: str = "") -> None:
+        known = sorted(set(known))
+        close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+        if not close:
+            lowered = name.lower()
+            close = [k for k in known if lowered in k.lower() or k.lower() in lowered][:3]
+        msg = f"unknown {kind} {name!r}"
+        if close:
+            msg += "; did you mean " + " or ".join(repr(c) for c in close) + "?"
+        else:
+            msg += f"; known {kind}s: " + ", ".join(known)
+        if hint:
+            msg += f" ({hint})"
+        self.kind, self.name, self.suggestions = kind, name, close
+        super().__init__(msg)
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0])
+
+
+class MissingDependencyError(TokbenchError, ImportError):
+    """An optional library is not installed; the message gives the exact pip command."""
+
+    def __init__(self, module: str, package: str | None = None, extra: str | None = None,
+                 purpose: str = "") -> None:
+        package = package or module
+        fix = f'pip install "tokbench[{extra}]"' if extra else f"pip install {package}"
+        what = f" (needed for {purpose})" if purpose else ""
+        super().__init__(f"the Python package {package!r} is not installed{what}; run: {fix}")
+
+
+class SourceError(TokbenchError):
+    """No source of a tokenizer file could be used."""
+
+
+class HashMismatchError(SourceError):
+    """A downloaded or cached file does not have the pinned sha256; it is refused."""
+
+
+class CorruptFileError(TokbenchError):
+    """A file exists but cannot be parsed."""
+
+
+class InputError(TokbenchError):
+    """A user's input file or option is invalid."""

@@ -1,0 +1,33 @@
+"""Where tokbench keeps things: cache, built-in suite data, shared corpora."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def cache_dir() -> Path:
+    """Tokenizer file cache: ``$TOKBENCH_CACHE`` or the user cache directory."""
+    env = os.environ.get("TOKBENCH_CACHE")
+    if env:
+        return Path(env).expanduser()
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("tokbench"))
+
+
+def suites_dir() -> Path:
+    """Built-in suite data: inside the installed package, or ``suites/`` of a source checkout."""
+    packaged = Path(__file__).parent / "_suites"
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parent.parent / "suites"
+
+
+def flores_dir() -> Path | None:
+    """FLORES-200 folder from ``$TOKBENCH_FLORES`` or ``../shared/corpora/flores200``."""
+    env = os.environ.get("TOKBENCH_FLORES")
+    if env:
+        return Path(env)
+    guess = Path(__file__).resolve().parent.parent.parent / "shared" / "corpora" / "flores200"
+    return guess if guess.is_dir() else None

@@ -1,0 +1,98 @@
+"""A small lazy registry, one per kind (adapters, suites, metrics, tokenizers).
+
+Entries are registered as import strings (``"package.module:attr"``) so nothing
+heavy is imported until an entry is used. Third parties add entries through the
+entry-point group ``tokbench.<kind>s``; unknown names raise ``UnknownNameError``
+with "did you mean" suggestions.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from collections.abc import Callable, Iterator
+from importlib.metadata import entry_points
+from typing import Generic, TypeVar
+
+from tokbench.errors import TokbenchError, UnknownNameError
+
+T = TypeVar("T")
+
+
+def import_object(target: str) -> object:
+    """Import ``"module:attr"`` (or ``"module"``) and return the object."""
+    module_name, _, attr = target.partition(":")
+    obj: object = importlib.import_module(module_name)
+    for part in filter(None, attr.split(".")):
+        obj = getattr(obj, part)
+    return obj
+
+
+class Registry(Generic[T]):
+    """Name -> object, resolved lazily from import strings or entry points."""
+
+    def __init__(self, kind: str, group: str | None = None) -> None:
+        self.kind = kind
+        self.group = group
+        self._targets: dict[str, str | Callable[[], T] | T] = {}
+        self._loaded: dict[str, T] = {}
+        self._aliases: dict[str, str] = {}
+        self._entry_points_read = group is None
+        self._lock = threading.RLock()
+
+    def register(self, name: str, target: str | Callable[[], T] | T,
+                 aliases: tuple[str, ...] = (), *, replace: bool = False) -> None:
+        """Add an entry. ``target`` is an import string, a zero-argument factory or the object."""
+        with self._lock:
+            if name in self._targets and not replace:
+                raise TokbenchError(f"{self.kind} {name!r} is registered twice")
+            self._targets[name] = target
+            self._loaded.pop(name, None)
+            for alias in aliases:
+                self._aliases[alias] = name
+
+    def _read_entry_points(self) -> None:
+        if self._entry_points_read:
+            return
+        with self._lock:
+            self._entry_points_read = True
+            assert self.group is not None
+            for ep in entry_points(group=self.group):
+                if ep.name not in self._targets:
+                    self._targets[ep.name] = ep.value
+
+    def canonical(self, name: str) -> str:
+        """The registered name for ``name`` or one of its aliases; raises if unknown."""
+        self._read_entry_points()
+        if name in self._targets:
+            return name
+        if name in self._aliases:
+            return self._aliases[name]
+        raise UnknownNameError(self.kind, name, list(self._targets) + list(self._aliases))
+
+    def __contains__(self, name: object) -> bool:
+        self._read_entry_points()
+        return isinstance(name, str) and (name in self._targets or name in self._aliases)
+
+    def get(self, name: str) -> T:
+        """Resolve ``name`` to its object, importing it on first use."""
+        key = self.canonical(name)
+        with self._lock:
+            if key not in self._loaded:
+                target = self._targets[key]
+                if isinstance(target, str):
+                    obj = import_object(target)
+                elif callable(target) and not isinstance(target, type):
+                    obj = target()
+                else:
+                    obj = target
+                self._loaded[key] = obj  # type: ignore[assignment]
+            return self._loaded[key]
+
+    def names(self) -> list[str]:
+        """Registered names (not aliases), in registration order."""
+        self._read_entry_points()
+        return list(self._targets)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names())

@@ -1,0 +1,166 @@
+"""Results as data: one versioned JSON schema, stable key order and rounding.
+
+A run produces ``Results``: metadata about what was run and a list of rows
+``{tokenizer, suite, subset, metric, value, ...}``. Tables, plots, the HTML
+report and ``compare`` are all rendered from this data, never recomputed.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tokbench.errors import InputError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+SCHEMA = "tokbench.results"
+SCHEMA_VERSION = 1
+SIGNIFICANT_DIGITS = 6
+
+ROW_KEYS = ("tokenizer", "suite", "subset", "metric", "value")
+
+
+def round_value(value: Any) -> Any:
+    """Round floats to ``SIGNIFICANT_DIGITS`` significant digits; NaN/inf become None."""
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return None
+        if value == 0.0:
+            return 0.0
+        digits = SIGNIFICANT_DIGITS - int(math.floor(math.log10(abs(value)))) - 1
+        return round(value, max(digits, 0)) if digits > 0 else float(round(value, digits))
+    if isinstance(value, dict):
+        return {k: round_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [round_value(v) for v in value]
+    return value
+
+
+@dataclass
+class Row:
+    """One measured value. ``extra`` holds optional detail (spread, repeats, threads, n)."""
+
+    tokenizer: str
+    suite: str
+    subset: str
+    metric: str
+    value: float | int | None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        return (self.tokenizer, self.suite, self.subset, self.metric)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"tokenizer": self.tokenizer, "suite": self.suite,
+                             "subset": self.subset, "metric": self.metric,
+                             "value": round_value(self.value)}
+        for k in sorted(self.extra):
+            d[k] = round_value(self.extra[k])
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Row:
+        extra = {k: v for k, v in d.items() if k not in ROW_KEYS}
+        return cls(d["tokenizer"], d["suite"], d["subset"], d["metric"], d["value"], extra)
+
+
+@dataclass
+class Results:
+    """A run's results: ``meta`` (what was run), ``rows`` and ``failures``.
+
+    ``meta`` keys: tokbench_version, created, git_commit, machine, settings,
+    tokenizers (name -> describe()), suites (name -> describe()).
+    ``failures``: round-trip failures and documents a tokenizer raised on, as dicts.
+    """
+
+    rows: list[Row] = field(default_factory=list)
+    meta: dict[str, Any] = field(default_factory=dict)
+    failures: list[dict[str, Any]] = field(default_factory=list)
+
+    def sorted_rows(self) -> list[Row]:
+        return sorted(self.rows, key=lambda r: r.key)
+
+    def value(self, tokenizer: str, suite: str, subset: str, metric: str) -> Any:
+        """The value of one row, or KeyError."""
+        for r in self.rows:
+            if r.key == (tokenizer, suite, subset, metric):
+                return r.value
+        raise KeyError((tokenizer, suite, subset, metric))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema": SCHEMA,
+            "schema_version": SCHEMA_VERSION,
+            "meta": _sort_keys(round_value(self.meta)),
+            "rows": [r.to_dict() for r in self.sorted_rows()],
+            "failures": [_sort_keys(f) for f in sorted(
+                self.failures, key=lambda f: (f.get("tokenizer", ""), f.get("suite", ""),
+                                              str(f.get("doc_id", ""))))],
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=1) + "\n"
+
+    def save(self, path: str | Path) -> Path:
+        """Write ``results.json`` (``path`` is the file or its directory)."""
+        p = Path(path)
+        if p.suffix != ".json":
+            p.mkdir(parents=True, exist_ok=True)
+            p = p / "results.json"
+        p.write_text(self.to_json(), encoding="utf-8")
+        return p
+
+    @classmethod
+    def from_dict(cls, data: Any, origin: str = "<data>") -> Results:
+        if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+            raise InputError(f"{origin}: not a tokbench results file (no \"schema\": \"{SCHEMA}\")")
+        version = data.get("schema_version")
+        if version != SCHEMA_VERSION:
+            data = migrate(data, origin)
+        return cls(rows=[Row.from_dict(r) for r in data.get("rows", [])],
+                   meta=data.get("meta", {}), failures=data.get("failures", []))
+
+    @classmethod
+    def load(cls, path: str | Path) -> Results:
+        """Read a results.json (or a run directory holding one)."""
+        p = Path(path)
+        if p.is_dir():
+            p = p / "results.json"
+        if not p.exists():
+            raise InputError(f"{p}: no such results file; pass a results.json or a run directory")
+        try:
+            data = json.loads(p.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise InputError(f"{p}: not valid JSON ({e}); is it a tokbench results file?") from None
+        return cls.from_dict(data, str(p))
+
+    def to_frame(self) -> pd.DataFrame:
+        """Rows as a pandas DataFrame (one row per value)."""
+        import pandas as pd
+
+        return pd.DataFrame([r.to_dict() for r in self.sorted_rows()])
+
+
+def migrate(data: dict[str, Any], origin: str) -> dict[str, Any]:
+    """Bring an older schema version up to ``SCHEMA_VERSION`` or say why not."""
+    version = data.get("schema_version")
+    if isinstance(version, int) and version > SCHEMA_VERSION:
+        raise InputError(f"{origin}: results schema version {version} is newer than this "
+                         f"tokbench understands ({SCHEMA_VERSION}); upgrade tokbench")
+    raise InputError(f"{origin}: unknown results schema version {version!r}")
+
+
+def _sort_keys(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        return {k: _sort_keys(obj[k]) for k in sorted(obj)}
+    if isinstance(obj, list):
+        return [_sort_keys(v) for v in obj]
+    return obj
