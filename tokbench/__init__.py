@@ -26,7 +26,17 @@ _LAZY = {
     "TokbenchError": "tokbench.errors:TokbenchError",
 }
 
-__all__ = ["__version__", *_LAZY]
+__all__ = [
+    "Document",
+    "Results",
+    "Suite",
+    "TokbenchError",
+    "Tokenizer",
+    "__version__",
+    "load_suite",
+    "load_tokenizer",
+    "run",
+]
 
 if TYPE_CHECKING:
     from tokbench.adapters.base import Tokenizer

@@ -34,7 +34,7 @@ def round_value(value: Any) -> Any:
             return None
         if value == 0.0:
             return 0.0
-        digits = SIGNIFICANT_DIGITS - int(math.floor(math.log10(abs(value)))) - 1
+        digits = SIGNIFICANT_DIGITS - math.floor(math.log10(abs(value))) - 1
         return round(value, max(digits, 0)) if digits > 0 else float(round(value, digits))
     if isinstance(value, dict):
         return {k: round_value(v) for k, v in value.items()}

@@ -1,0 +1,58 @@
+"""A tiny greedy longest-match tokenizer over a fixed piece list, for hand-computed metrics."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tokbench.adapters.base import SourceInfo, Tokenizer
+
+
+class ToyTokenizer(Tokenizer):
+    """Pieces are strings; text not covered by any piece becomes ``<unk>`` (one per char).
+
+    ``lossy`` pieces decode to something other than their text, to make round-trip fail.
+    """
+
+    backend = "toy"
+
+    def __init__(self, pieces: Sequence[str], unk: bool = True,
+                 lossy: dict[str, str] | None = None, name: str = "toy") -> None:
+        super().__init__(name, SourceInfo("builtin", "tests/_toy.py"))
+        self.pieces = list(pieces)
+        self._unk = len(self.pieces) if unk else None
+        self.index = {p: i for i, p in enumerate(self.pieces)}
+        self.lossy = lossy or {}
+        self.longest = max(len(p) for p in self.pieces)
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.pieces) + (self._unk is not None)
+
+    @property
+    def unk_id(self) -> int | None:
+        return self._unk
+
+    def encode(self, text: str) -> list[int]:
+        ids, i = [], 0
+        while i < len(text):
+            for n in range(min(self.longest, len(text) - i), 0, -1):
+                if text[i:i + n] in self.index:
+                    ids.append(self.index[text[i:i + n]])
+                    i += n
+                    break
+            else:
+                if self._unk is None:
+                    raise ValueError(f"cannot encode {text[i]!r}")
+                ids.append(self._unk)
+                i += 1
+        return ids
+
+    def decode(self, ids: Sequence[int]) -> str:
+        return "".join("\ufffd" if t == self._unk else self.lossy.get(self.pieces[t], self.pieces[t])
+                       for t in ids)
+
+    def token_bytes(self, token_id: int) -> bytes:
+        return b"" if token_id == self._unk else self.pieces[token_id].encode("utf-8")
+
+    def backend_version(self) -> str:
+        return "0"

@@ -1,0 +1,196 @@
+"""``tokbench run``: compare tokenizers on suites and write results, tables and plots."""
+
+from __future__ import annotations
+
+import argparse
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from tokbench.errors import InputError
+
+HELP = "compare tokenizers on suites; writes results.json, results.csv, report.md and plots"
+
+DEFAULT_OUT = "reports/latest"
+
+PRESETS: dict[str, dict[str, Any]] = {
+    "japanese": {
+        "tokenizers": ["gpt2", "cl100k_base", "o200k_base", "llama-2", "llama-3", "xlm-roberta"],
+        "suites": ["japanese", "multilingual?languages=eng_Latn,jpn_Jpan"],
+        "metrics": ["compression", "fertility", "premium", "unknown", "roundtrip", "throughput"],
+        "out": "reports/japanese",
+        "focus": {"japanese": "all", "multilingual": "jpn_Jpan"},
+    },
+}
+
+SUMMARY_METRICS = ("tokens", "chars_per_token", "bytes_per_token", "fertility", "premium",
+                   "unk_rate", "roundtrip", "throughput_mb_s")
+
+
+def _csv(value: str) -> list[str]:
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--tokenizers", "-t", type=_csv, help="comma-separated names or specs "
+                   "(default: gpt2, cl100k_base, o200k_base, llama-2, llama-3, xlm-roberta, "
+                   "mistral-v1, qwen2)")
+    p.add_argument("--suites", "-s", type=_csv, help="comma-separated suite names or specs "
+                   "(default: every built-in suite)")
+    p.add_argument("--metrics", "-m", type=_csv, help="comma-separated metrics or families "
+                   "(default: all)")
+    p.add_argument("--out", "-o", help=f"output directory (default: {DEFAULT_OUT})")
+    p.add_argument("--config", "-c", help="TOML file with the same keys as the flags")
+    p.add_argument("--preset", choices=sorted(PRESETS), help="a ready comparison, e.g. japanese")
+    p.add_argument("--premium-join", action="store_true", default=None,
+                   help="join each language's documents with spaces before counting premium "
+                        "(as Petrov et al. 2023 do)")
+    p.add_argument("--repeats", type=int, help="timed throughput repeats (default 5, min 1)")
+    p.add_argument("--threads", type=int, help="threads for the bulk encode (default 1)")
+    p.add_argument("--resume", action="store_true",
+                   help="reuse finished (tokenizer, suite) units from OUT/results.json")
+    p.add_argument("--no-plots", action="store_true", help="do not write PNG plots")
+    p.add_argument("--no-html", action="store_true", help="do not write report.html")
+    p.add_argument("--no-fetch", action="store_true",
+                   help="use only cached tokenizer files; never call pip")
+
+
+def resolve_config(args: argparse.Namespace) -> dict[str, Any]:
+    """Flags over config file over preset over defaults."""
+    conf: dict[str, Any] = {}
+    if args.preset:
+        conf.update(PRESETS[args.preset])
+    if args.config:
+        path = Path(args.config)
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise InputError(f"{path}: config file not found") from None
+        except tomllib.TOMLDecodeError as e:
+            raise InputError(f"{path}: invalid TOML ({e})") from None
+        data = data.get("tokbench", data)
+        known = {"tokenizers", "suites", "metrics", "out", "premium_join", "repeats", "threads"}
+        unknown = set(data) - known
+        if unknown:
+            raise InputError(f"{path}: unknown key(s) {', '.join(sorted(unknown))}; "
+                             f"known: {', '.join(sorted(known))}")
+        conf.update(data)
+    for key in ("tokenizers", "suites", "metrics", "out", "premium_join", "repeats", "threads"):
+        value = getattr(args, key, None)
+        if value is not None:
+            conf[key] = value
+    if conf.get("repeats") is not None and int(conf["repeats"]) < 1:
+        raise InputError("--repeats must be at least 1")
+    return conf
+
+
+def main(args: argparse.Namespace) -> int:
+    from tokbench.console import console, err_console
+    from tokbench.output import write_outputs, write_results_atomic
+    from tokbench.results import Results
+    from tokbench.runner import Settings, run
+
+    conf = resolve_config(args)
+    out = Path(conf.get("out") or DEFAULT_OUT)
+    settings = Settings(premium_join=bool(conf.get("premium_join", False)),
+                        throughput_repeats=int(conf.get("repeats", 5)),
+                        threads=int(conf.get("threads", 1)))
+    if args.no_fetch:
+        import os
+
+        os.environ["TOKBENCH_OFFLINE"] = "1"
+    resume = Results.load(out) if args.resume and (out / "results.json").exists() else None
+
+    tokenizers = conf.get("tokenizers")
+    if tokenizers is not None:
+        _prefetch(tokenizers)
+    else:
+        from tokbench.runner import DEFAULT_TOKENIZERS
+
+        _prefetch(list(DEFAULT_TOKENIZERS))
+
+    with _Progress() as prog:
+        results = run(tokenizers, conf.get("suites"), conf.get("metrics"), settings=settings,
+                      on_unit=lambda r: write_results_atomic(r, out), progress=prog.event,
+                      resume=resume)
+    files = write_outputs(results, out, plots=not args.no_plots, html=not args.no_html)
+    for err in results.meta.get("errors", []):
+        err_console().print(f"[yellow]skipped {err['tokenizer']}:[/] {err['error']}",
+                            highlight=False)
+    _print_summary(console(), results, conf.get("focus"))
+    console().print(f"wrote {', '.join(str(f) for f in files)}", highlight=False)
+    baseline_exit = _maybe_gate(args, results)
+    return baseline_exit
+
+
+def _prefetch(specs: list[str]) -> None:
+    """Fetch missing catalog files first, with a progress bar (tokbench fetch)."""
+    try:
+        from tokbench.commands.fetch import fetch_with_progress
+    except ImportError:
+        return
+    fetch_with_progress(specs, quiet_cached=True)
+
+
+def _maybe_gate(args: argparse.Namespace, results: Any) -> int:
+    """Compare against ``--baseline`` when the compare command provides that hook."""
+    gate = getattr(args, "_gate", None)
+    return int(gate(args, results)) if gate else 0
+
+
+class _Progress:
+    """Maps runner events onto a rich progress bar."""
+
+    def __enter__(self) -> _Progress:
+        from tokbench.console import progress
+
+        self._p = progress()
+        self._p.__enter__()
+        self._task = self._p.add_task("starting", total=None)
+        return self
+
+    def event(self, name: str, info: dict[str, Any]) -> None:
+        if name == "start":
+            self._p.update(self._task, total=info["units"])
+        elif name == "unit":
+            self._p.update(self._task, description=f"{info['tokenizer']} · {info['suite']}")
+        elif name == "advance":
+            self._p.advance(self._task, info.get("steps", 1))
+        elif name == "tokenizer_failed":
+            self._p.console.print(f"[yellow]{info['tokenizer']}: {info['error']}[/]",
+                                  highlight=False)
+
+    def __exit__(self, *exc: object) -> None:
+        self._p.__exit__(None, None, None)
+
+
+def _print_summary(con: Any, results: Any, focus: dict[str, str] | None) -> None:
+    """One table per suite: tokenizers as rows, headline metrics of the focus subset."""
+    from rich.table import Table as RichTable
+
+    from tokbench.metrics import metric_info
+    from tokbench.render.tables import format_value, mark_best, tokenizer_order
+
+    toks = tokenizer_order(results)
+    suites = list(results.meta.get("suites", {}))
+    for suite in suites:
+        subset = (focus or {}).get(suite, "all")
+        values: dict[str, dict[str, Any]] = {}
+        for r in results.rows:
+            if r.suite == suite and r.subset == subset and r.metric in SUMMARY_METRICS:
+                values.setdefault(r.metric, {})[r.tokenizer] = r.value
+        if not values:
+            continue
+        metrics = [m for m in SUMMARY_METRICS if m in values]
+        table = RichTable(title=f"{suite} · {subset}", title_justify="left")
+        table.add_column("tokenizer")
+        for m in metrics:
+            table.add_column(f"{m} {metric_info(m).arrow}".strip(), justify="right")
+        best = {m: mark_best(values[m], metric_info(m).direction) for m in metrics}
+        for tok in toks:
+            cells = []
+            for m in metrics:
+                text = format_value(values[m].get(tok), metric_info(m))
+                cells.append(f"[bold green]{text}[/]" if tok in best[m] else text)
+            table.add_row(tok, *cells)
+        con.print(table)

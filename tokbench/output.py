@@ -1,0 +1,50 @@
+"""Writing a run's files: results.json (checkpointed), results.csv, report.md, plots, HTML."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from tokbench.results import Results
+
+
+def write_results_atomic(results: Results, out_dir: str | Path) -> Path:
+    """Write ``results.json`` via a temporary file and rename, so it is never half-written."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    target = out / "results.json"
+    fd, tmp = tempfile.mkstemp(dir=out, prefix=".results.", suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(results.to_json())
+    os.replace(tmp, target)
+    return target
+
+
+def write_outputs(results: Results, out_dir: str | Path, plots: bool = True,
+                  html: bool = True) -> list[Path]:
+    """Every file of a finished run; returns their paths."""
+    from tokbench.render.markdown import render_markdown
+
+    out = Path(out_dir)
+    files = [write_results_atomic(results, out)]
+    csv = out / "results.csv"
+    results.to_frame().to_csv(csv, index=False)
+    files.append(csv)
+    pngs: list[Path] = []
+    if plots:
+        from tokbench.render.plots import render_plots
+
+        pngs = render_plots(results, out)
+        files += pngs
+    md = out / "report.md"
+    md.write_text(render_markdown(results, [p.name for p in pngs]), encoding="utf-8")
+    files.append(md)
+    if html:
+        try:
+            from tokbench.render.html import write_html
+        except ImportError:
+            pass
+        else:
+            files.append(write_html(results, out, [p.name for p in pngs]))
+    return files

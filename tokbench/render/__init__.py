@@ -1,0 +1,1 @@
+"""Renderers: tables, Markdown, plots and HTML, all drawn from ``Results`` data."""

@@ -1,0 +1,137 @@
+"""Pivot tables from results rows: the one place table logic lives.
+
+Markdown, terminal and HTML renderers all draw the same ``Table`` objects: rows
+are subsets, columns are tokenizers, the best value per row is marked according
+to the metric's direction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tokbench.metrics import metric_info
+from tokbench.metrics.base import MetricInfo
+from tokbench.results import Results, Row
+
+ALL = "all"
+
+
+@dataclass
+class Table:
+    """``cells[subset][tokenizer]`` for one (suite, metric); ``best[subset]`` = winners."""
+
+    suite: str
+    metric: MetricInfo
+    tokenizers: list[str]
+    subsets: list[str]
+    cells: dict[str, dict[str, Any]] = field(default_factory=dict)
+    best: dict[str, set[str]] = field(default_factory=dict)
+
+    @property
+    def title(self) -> str:
+        arrow = f" {self.metric.arrow}" if self.metric.arrow else ""
+        return f"{self.suite} · {self.metric.name}{arrow}"
+
+
+def order_subsets(subsets: Iterable[str]) -> list[str]:
+    """"all" first, then English, then the rest alphabetically."""
+    rest = sorted(set(subsets) - {ALL, "eng_Latn"})
+    head = [s for s in (ALL, "eng_Latn") if s in set(subsets)]
+    return head + rest
+
+
+def tokenizer_order(results: Results) -> list[str]:
+    """Tokenizers in the order they were run."""
+    names = list(results.meta.get("tokenizers", {}))
+    for r in results.rows:
+        if r.tokenizer not in names:
+            names.append(r.tokenizer)
+    return names
+
+
+def mark_best(values: dict[str, Any], direction: str) -> set[str]:
+    nums = {k: v for k, v in values.items() if isinstance(v, (int, float))}
+    if direction not in ("higher", "lower") or len(nums) < 2:
+        return set()
+    target = max(nums.values()) if direction == "higher" else min(nums.values())
+    if all(v == target for v in nums.values()):
+        return set()
+    return {k for k, v in nums.items() if v == target}
+
+
+def build_tables(results: Results, suites: Sequence[str] | None = None,
+                 metrics: Sequence[str] | None = None,
+                 subsets: Sequence[str] | None = None) -> list[Table]:
+    """One table per (suite, metric) present in the results, in a stable order."""
+    toks = tokenizer_order(results)
+    grouped: dict[tuple[str, str], list[Row]] = {}
+    for r in results.rows:
+        if suites and r.suite not in suites:
+            continue
+        if metrics and r.metric not in metrics:
+            continue
+        if subsets and r.subset not in subsets:
+            continue
+        grouped.setdefault((r.suite, r.metric), []).append(r)
+    suite_order = list(results.meta.get("suites", {}))
+    metric_names = _metric_order()
+
+    def sort_key(key: tuple[str, str]) -> tuple[int, str, int, str]:
+        s, m = key
+        si = suite_order.index(s) if s in suite_order else len(suite_order)
+        mi = metric_names.index(m) if m in metric_names else len(metric_names)
+        return (si, s, mi, m)
+
+    tables = []
+    for suite, metric in sorted(grouped, key=sort_key):
+        rows = grouped[(suite, metric)]
+        info = metric_info(metric)
+        t = Table(suite, info, [x for x in toks if any(r.tokenizer == x for r in rows)],
+                  order_subsets({r.subset for r in rows}))
+        for r in rows:
+            t.cells.setdefault(r.subset, {})[r.tokenizer] = r.value
+        for subset in t.subsets:
+            t.best[subset] = mark_best(t.cells.get(subset, {}), info.direction)
+        tables.append(t)
+    return tables
+
+
+def summary_table(results: Results, suite: str, subset: str = ALL) -> Table | None:
+    """Every metric of one subset of a suite: rows are metrics (a transposed view)."""
+    tables = build_tables(results, suites=[suite], subsets=[subset])
+    if not tables:
+        return None
+    toks = tokenizer_order(results)
+    t = Table(suite, MetricInfo("summary", "none", "summary"), toks, [])
+    for tab in tables:
+        name = tab.metric.name
+        t.subsets.append(name)
+        t.cells[name] = tab.cells.get(subset, {})
+        t.best[name] = tab.best.get(subset, set())
+    t.tokenizers = [x for x in toks if any(x in c for c in t.cells.values())]
+    return t
+
+
+PERCENT_METRICS = {"roundtrip", "vocab_used", "continued_words", "unk_chars",
+                   "digits_single", "digits_l2r3", "digits_r2l3", "digits_other"}
+
+
+def format_value(value: Any, info: MetricInfo) -> str:
+    """A value as shown in tables (the JSON keeps full precision)."""
+    if value is None:
+        return "–"
+    if isinstance(value, bool):
+        return str(value)
+    if info.name in PERCENT_METRICS:
+        return f"{100 * value:.2f}%"
+    if isinstance(value, int) or info.decimals == 0 or abs(value) >= 1000:
+        return f"{value:,.0f}"
+    return f"{value:.{info.decimals}f}"
+
+
+def _metric_order() -> list[str]:
+    from tokbench.metrics import FAMILIES
+
+    return [m for ms in FAMILIES.values() for m in ms]
