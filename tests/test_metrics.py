@@ -184,3 +184,38 @@ def test_vocabulary_facts():
     facts = vocabulary_facts(tok)
     assert facts == {"vocab_size": 6, "special_tokens": 0, "invalid_utf8_tokens": 0,
                      "unreachable_tokens": 1}
+
+
+class DummyPrefixToy(ToyTokenizer):
+    """Like SentencePiece: a space is prepended before encoding and dropped when decoding."""
+
+    def encode(self, text):
+        return super().encode(" " + text)
+
+    def decode(self, ids):
+        out = super().decode(ids)
+        return out[1:] if out.startswith(" ") else out
+
+
+def test_dummy_prefix_space_belongs_to_no_word():
+    tok = DummyPrefixToy([" he", "llo", " wor", "ld", "!"], unk=False)
+    # " hello world!" -> [" he", "llo", " wor", "ld", "!"]; both words are split
+    v = measure(tok, ["hello world!", "hello"], words=[[(0, 5), (6, 11)], [(0, 5)]])
+    assert v["tokens"] == 7
+    assert v["continued_words"] == pytest.approx(3 / 3)
+    assert v["bytes_per_token"] == pytest.approx(17 / 7)
+    assert v["roundtrip"] == 1.0
+
+
+def test_failed_and_empty_documents_in_the_middle_and_at_the_end():
+    tok = ToyTokenizer(["ab", "a", "b", " "], unk=False)
+    texts = ["ab a", "zz", "", "a b", "zz"]
+    enc = [tok.encode(t) if "z" not in t else None for t in texts]
+    c = measure_documents(TokenTable(tok), texts, enc, None,
+                          [[(0, 2), (3, 4)], None, [], [(0, 1), (2, 3)], None])
+    assert c.tokens.tolist() == [3, 0, 0, 3, 0]
+    assert c.continued.tolist() == [0, 0, 0, 0, 0]
+    assert c.words.tolist() == [2, -1, 0, 2, -1]
+    v = aggregate(c, np.arange(5), ["compression", "fertility"], tok.vocab_size, False)
+    assert v["tokens"] == 6
+    assert v["bytes_per_token"] == pytest.approx(7 / 6)

@@ -7,6 +7,7 @@ per-token work is vectorized so the harness costs little next to the encoding.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import unicodedata
@@ -72,28 +73,13 @@ def char_to_byte_offsets(text: str) -> np.ndarray:
     return out
 
 
-def token_spans(table: TokenTable, ids: np.ndarray, data: bytes) -> tuple[np.ndarray, np.ndarray]:
-    """Byte start and end of each token in ``data`` (the text's UTF-8)."""
-    lengths = table.length[ids]
-    ends = np.cumsum(lengths)
-    total = int(ends[-1]) if ends.size else 0
-    if total == len(data):
-        return ends - lengths, ends
-    if (total == len(data) + 1 and ids.size and not data.startswith(b" ")
-            and table.token_bytes(int(ids[0])).startswith(b" ")):
-        # SentencePiece's dummy prefix: the first "▁" stands for no byte of the text.
-        ends = np.maximum(ends - 1, 0)
-        return np.maximum(ends - lengths, 0), ends
-    from tokbench.adapters.base import align_spans
-
-    spans = align_spans(data, [table.token_bytes(int(t)) for t in ids])
-    arr = np.asarray(spans, dtype=np.int64).reshape(-1, 2)
-    return arr[:, 0], arr[:, 1]
-
-
 @dataclass
 class DocCounts:
-    """Per-document counts for one tokenizer over one suite (arrays aligned with docs)."""
+    """Per-document counts for one tokenizer over one suite (arrays aligned with docs).
+
+    ``ids`` holds every token id of every document, concatenated; ``doc_of_token``
+    says which document each belongs to.
+    """
 
     ok: np.ndarray  # encoded without error
     tokens: np.ndarray
@@ -108,7 +94,16 @@ class DocCounts:
     digits: np.ndarray
     digit_tokens: np.ndarray
     runs: np.ndarray  # shape (n, 4): single, l2r3, r2l3, other
-    ids: list[np.ndarray] = field(default_factory=list)
+    ids: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    doc_of_token: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+
+    def ids_of(self, docs: np.ndarray) -> np.ndarray:
+        """All token ids of the documents ``docs``."""
+        if docs.size == self.ok.size:
+            return self.ids
+        keep = np.zeros(self.ok.size, bool)
+        keep[docs] = True
+        return self.ids[keep[self.doc_of_token]]
 
 
 def measure_documents(
@@ -119,74 +114,128 @@ def measure_documents(
     word_spans: Sequence[Sequence[tuple[int, int]] | None] | None,
     numbers: bool = False,
 ) -> DocCounts:
-    """Count everything the metrics need, one document at a time (tokens vectorized)."""
+    """Count everything the metrics need for a whole suite at once.
+
+    The documents are laid end to end (separated by one newline) so every
+    per-token and per-word computation is a handful of numpy operations over the
+    suite instead of a Python loop per document.
+    """
     n = len(texts)
-    z = lambda: np.zeros(n, dtype=np.int64)  # noqa: E731
-    c = DocCounts(ok=np.zeros(n, bool), tokens=z(), bytes=z(), chars=z(), words=np.full(n, -1),
-                  continued=z(), roundtrip=np.zeros(n, bool), unk=z(), unk_chars=z(),
-                  fallback=z(), digits=z(), digit_tokens=z(), runs=np.zeros((n, 4), np.int64))
-    all_ids = [np.asarray(e if e is not None else (), dtype=np.int64) for e in encodings]
-    table.ensure(np.concatenate(all_ids) if all_ids else np.zeros(0, np.int64))
-    unk_id = table.unk_id
-    for i, text in enumerate(texts):
-        ids = all_ids[i]
-        c.ids.append(ids)
-        if encodings[i] is None:
-            continue
-        c.ok[i] = True
-        data = text.encode("utf-8")
-        c.tokens[i] = ids.size
-        c.bytes[i] = len(data)
-        c.chars[i] = len(text)
-        if decoded is not None:
-            c.roundtrip[i] = decoded[i] == text
-        c.fallback[i] = int(table.fallback[ids].sum())
-        unk_mask = (ids == unk_id) if unk_id is not None else None
-        spans_needed = (word_spans is not None and word_spans[i] is not None) or numbers or (
-            unk_mask is not None and unk_mask.any())
-        if not spans_needed:
-            continue
-        starts, ends = token_spans(table, ids, data)
-        offsets = char_to_byte_offsets(text)
-        if unk_mask is not None and unk_mask.any():
-            c.unk[i] = int(unk_mask.sum())
-            covered = 0
-            for s, e in zip(starts[unk_mask].tolist(), ends[unk_mask].tolist(), strict=True):
-                covered += len(data[s:e].decode("utf-8", errors="ignore"))
-            c.unk_chars[i] = covered
-        nonempty = ends > starts
-        s_ne, e_ne = starts[nonempty], ends[nonempty]
-        if word_spans is not None and word_spans[i] is not None:
-            spans = np.asarray(word_spans[i], dtype=np.int64).reshape(-1, 2)
-            c.words[i] = spans.shape[0]
-            if spans.shape[0]:
-                wb = offsets[spans[:, 0]]
-                we = offsets[spans[:, 1]]
-                first = np.searchsorted(e_ne, wb, side="right")
-                last = np.searchsorted(s_ne, we, side="left") - 1
-                c.continued[i] = int(((last - first + 1) >= 2).sum())
-        if numbers:
-            _count_digits(c, i, text, offsets, s_ne, e_ne)
+    zeros = lambda: np.zeros(n, dtype=np.int64)  # noqa: E731
+    ok = np.array([e is not None for e in encodings], dtype=bool)
+    encs = [e if e is not None else () for e in encodings]
+    ntok = np.fromiter((len(e) for e in encs), dtype=np.int64, count=n)
+    ids = np.fromiter(itertools.chain.from_iterable(encs), dtype=np.int64, count=int(ntok.sum()))
+    doc_of_token = np.repeat(np.arange(n), ntok)
+    table.ensure(ids)
+
+    chars = np.fromiter((len(t) for t in texts), dtype=np.int64, count=n)
+    joined = "\n".join(texts)
+    offsets = char_to_byte_offsets(joined)  # char -> byte in the joined text
+    char_base = np.concatenate([[0], np.cumsum(chars + 1)[:-1]]).astype(np.int64)
+    byte_base = offsets[char_base]
+    nbytes = offsets[char_base + chars] - byte_base
+
+    c = DocCounts(ok=ok, tokens=ntok, bytes=nbytes, chars=chars, words=np.full(n, -1),
+                  continued=zeros(), roundtrip=np.zeros(n, bool), unk=zeros(),
+                  unk_chars=zeros(), fallback=zeros(), digits=zeros(), digit_tokens=zeros(),
+                  runs=np.zeros((n, 4), np.int64), ids=ids, doc_of_token=doc_of_token)
+    if decoded is not None:
+        c.roundtrip = np.array([d is not None and d == t for d, t in zip(decoded, texts,
+                                                                           strict=True)])
+    c.fallback = np.bincount(doc_of_token, weights=table.fallback[ids], minlength=n).astype(
+        np.int64)
+    unk_mask = ids == table.unk_id if table.unk_id is not None else np.zeros(ids.size, bool)
+    c.unk = np.bincount(doc_of_token, weights=unk_mask, minlength=n).astype(np.int64)
+
+    need_spans = word_spans is not None or numbers or bool(unk_mask.any())
+    if not need_spans or ids.size == 0:
+        return c
+    starts, ends = _global_spans(table, texts, ids, ntok, nbytes, byte_base)
+
+    if unk_mask.any():
+        data = joined.encode("utf-8")
+        for t in np.flatnonzero(unk_mask).tolist():
+            piece = data[starts[t]:ends[t]].decode("utf-8", errors="ignore")
+            c.unk_chars[doc_of_token[t]] += len(piece)
+
+    nonempty = ends > starts
+    s_ne, e_ne = starts[nonempty], ends[nonempty]
+    if word_spans is not None:
+        has = np.array([w is not None for w in word_spans], dtype=bool)
+        counts = np.fromiter((len(w) if w is not None else 0 for w in word_spans),
+                             dtype=np.int64, count=n)
+        c.words = np.where(has, counts, -1)
+        flat = np.fromiter(itertools.chain.from_iterable(
+            itertools.chain.from_iterable(w) for w in word_spans if w is not None),
+            dtype=np.int64).reshape(-1, 2)
+        if flat.size:
+            doc_of_word = np.repeat(np.arange(n), counts)
+            wb = offsets[flat[:, 0] + char_base[doc_of_word]]
+            we = offsets[flat[:, 1] + char_base[doc_of_word]]
+            first = np.searchsorted(e_ne, wb, side="right")
+            last = np.searchsorted(s_ne, we, side="left") - 1
+            cont = (last - first + 1) >= 2
+            c.continued = np.bincount(doc_of_word, weights=cont, minlength=n).astype(np.int64)
+    if numbers:
+        _count_digits(c, joined, offsets, char_base, s_ne, e_ne)
     return c
 
 
-def _count_digits(c: DocCounts, i: int, text: str, offsets: np.ndarray,
+def _global_spans(table: TokenTable, texts: Sequence[str], ids: np.ndarray, ntok: np.ndarray,
+                  nbytes: np.ndarray, byte_base: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Byte start and end of every token in the joined text.
+
+    Where a document's token bytes add up to its text (byte-level tokenizers), the
+    spans are a cumulative sum; SentencePiece's dummy-prefix space is dropped; any
+    other document is aligned piece by piece with ``align_spans``.
+    """
+    lengths = table.length[ids].copy()
+    first_tok = np.concatenate([[0], np.cumsum(ntok)[:-1]]).astype(np.int64)
+    doc_of_token = np.repeat(np.arange(ntok.size), ntok)
+    per_doc = np.bincount(doc_of_token, weights=lengths, minlength=ntok.size).astype(np.int64)
+    diff = per_doc - nbytes
+    odd = np.flatnonzero(diff != 0)
+    slow: list[int] = []
+    for d in odd.tolist():
+        t = int(first_tok[d])
+        if (diff[d] == 1 and not texts[d].startswith(" ")
+                and table.token_bytes(int(ids[t])).startswith(b" ")):
+            lengths[t] -= 1  # the dummy prefix stands for no byte of the text
+        else:
+            slow.append(d)
+    cum = np.concatenate([[0], np.cumsum(lengths)])
+    # each document starts at its own byte base (documents are joined by one byte, "\\n")
+    ends = cum[1:] + np.repeat(byte_base - cum[first_tok], ntok)
+    starts = ends - lengths
+    if slow:
+        from tokbench.adapters.base import align_spans
+
+        for d in slow:
+            t0, t1 = int(first_tok[d]), int(first_tok[d] + ntok[d])
+            data = texts[d].encode("utf-8")
+            spans = align_spans(data, [table.token_bytes(int(t)) for t in ids[t0:t1]])
+            arr = np.asarray(spans, dtype=np.int64).reshape(-1, 2) + byte_base[d]
+            starts[t0:t1], ends[t0:t1] = arr[:, 0], arr[:, 1]
+    return starts, ends
+
+
+def _count_digits(c: DocCounts, joined: str, offsets: np.ndarray, char_base: np.ndarray,
                   starts: np.ndarray, ends: np.ndarray) -> None:
-    for m in DIGIT_RUN.finditer(text):
+    for m in DIGIT_RUN.finditer(joined):
+        doc = int(np.searchsorted(char_base, m.start(), side="right")) - 1
         b0, b1 = int(offsets[m.start()]), int(offsets[m.end()])
         first = int(np.searchsorted(ends, b0, side="right"))
         last = int(np.searchsorted(starts, b1, side="left")) - 1
         n_digits = m.end() - m.start()
-        c.digits[i] += n_digits
-        c.digit_tokens[i] += max(last - first + 1, 0)
+        c.digits[doc] += n_digits
+        c.digit_tokens[doc] += max(last - first + 1, 0)
         if n_digits < MIN_CHUNKED_RUN or n_digits % 3 == 0:
             continue  # l2r and r2l groups of 3 coincide when the length is a multiple of 3
-        # internal cut points, as digit counts from the run's start
-        char_cuts = set()
-        for s in starts[first + 1:last + 1].tolist():
-            if b0 < s < b1:
-                char_cuts.add(int(np.searchsorted(offsets, s)) - m.start())
-        c.runs[i, _chunk_class(char_cuts, n_digits)] += 1
+        cut_bytes = starts[first + 1:last + 1]
+        cut_bytes = cut_bytes[(cut_bytes > b0) & (cut_bytes < b1)]
+        cuts = set((np.searchsorted(offsets, cut_bytes) - m.start()).tolist())
+        c.runs[doc, _chunk_class(cuts, n_digits)] += 1
 
 
 def _chunk_class(cuts: set[int], n: int) -> int:
@@ -237,7 +286,7 @@ def aggregate(c: DocCounts, idx: np.ndarray, families: Sequence[str], vocab_size
         out["unk_chars"] = ratio(int(c.unk_chars[ok].sum()), int(c.chars[ok].sum()))
         out["byte_fallback"] = ratio(int(c.fallback[ok].sum()), tokens)
     if "vocab_use" in families:
-        ids = np.concatenate([c.ids[i] for i in ok]) if ok.size else np.zeros(0, np.int64)
+        ids = c.ids_of(ok)
         out["vocab_used"] = ratio(int(np.unique(ids).size), vocab_size)
         out["renyi_efficiency"] = renyi_efficiency(ids, vocab_size)
     if "numbers" in families:
