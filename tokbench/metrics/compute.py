@@ -205,7 +205,7 @@ def _global_spans(table: TokenTable, texts: Sequence[str], ids: np.ndarray, ntok
         else:
             slow.append(d)
     cum = np.concatenate([[0], np.cumsum(lengths)])
-    # each document starts at its own byte base (documents are joined by one byte, "\\n")
+    # each document starts at its own byte base (documents are joined by one byte, a newline)
     ends = cum[1:] + np.repeat(byte_base - cum[first_tok], ntok)
     starts = ends - lengths
     if slow:
