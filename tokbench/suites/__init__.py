@@ -1,0 +1,176 @@
+"""Suites as code: load a built-in suite by name or the user's data by spec.
+
+Specs::
+
+    multilingual | japanese | code | numbers | unicode   built-in (tokbench.paths.suites_dir())
+    flores200[:DIR]                  FLORES-200 dev/devtest (default DIR: $TOKBENCH_FLORES)
+    text:PATH                        a .txt/.jsonl file or a folder of them
+    code:DIR                         source files, domain = language from the extension
+    hf-dataset:NAME[:CONFIG][@SPLIT] a Hugging Face dataset (needs `datasets` and the hub)
+    manifest:DIR                     a folder with a manifest.json like the built-in suites
+
+Options are keyword arguments of ``load_suite`` or a query after the spec
+(``"text:corpus.txt?lang=deu_Latn&limit=100"``; keyword arguments win). Every spec takes
+``errors`` (strict | replace | skip, for invalid UTF-8), ``languages`` and ``domains``
+(comma-separated filters), ``limit`` (first N documents of each subset; a parallel
+suite stays aligned) and ``name`` (the suite's name in results).
+
+``SUITES`` (entry-point group ``tokbench.suites``) maps names to loaders called as
+``loader(errors=..., **options) -> Suite``; ``SCHEMES`` (group ``tokbench.suite_schemes``)
+maps spec prefixes to ``loader(target, errors=..., **options) -> Suite``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import inspect
+import os
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import unquote
+
+from tokbench.errors import InputError, TokbenchError, UnknownNameError
+from tokbench.registry import Registry
+from tokbench.suites.builtin import BUILTIN_SUITES, load_builtin
+from tokbench.suites.langs import canonical_lang
+from tokbench.suites.model import Document, Suite
+from tokbench.suites.reading import Options, check_errors
+
+SuiteLoader = Callable[..., Suite]
+
+SUITES: Registry[SuiteLoader] = Registry("suite", "tokbench.suites")
+for _name in BUILTIN_SUITES:
+    SUITES.register(_name, lambda n=_name: functools.partial(load_builtin, n))
+SUITES.register("flores200", "tokbench.suites.external:load_flores200")
+
+SCHEMES: Registry[SuiteLoader] = Registry("suite scheme", "tokbench.suite_schemes")
+SCHEMES.register("flores200", "tokbench.suites.external:load_flores200")
+SCHEMES.register("text", "tokbench.suites.external:load_text")
+SCHEMES.register("code", "tokbench.suites.external:load_code")
+SCHEMES.register("hf-dataset", "tokbench.suites.external:load_hf_dataset", aliases=("hf",))
+SCHEMES.register("manifest", "tokbench.suites.external:load_manifest_dir")
+
+GENERIC_OPTIONS = ("errors", "languages", "domains", "limit", "name")
+
+__all__ = ["BUILTIN_SUITES", "SCHEMES", "SUITES", "Document", "Suite", "load_suite",
+           "parse_spec"]
+
+
+def parse_spec(spec: str) -> tuple[str | None, str, dict[str, str]]:
+    """``"scheme:target?k=v&k2=v2"`` -> (scheme or None for a name, target, options).
+
+    Query values are percent-decoded (``+`` stays a plus); a key without ``=`` is ``""``
+    (true for flags).
+    """
+    base, _, query = spec.partition("?")
+    options: dict[str, str] = {}
+    for pair in filter(None, query.split("&")):
+        key, _, value = pair.partition("=")
+        key = unquote(key).strip()
+        if not key:
+            raise InputError(f"suite spec {spec!r}: empty option name in {pair!r}")
+        if key in options:
+            raise InputError(f"suite spec {spec!r}: option {key!r} is given twice")
+        options[key] = unquote(value)
+    scheme, colon, target = base.partition(":")
+    if not colon:
+        return None, base.strip(), options
+    return scheme.strip(), target, options
+
+
+def _call(loader: SuiteLoader, what: str, *args: Any, **kwargs: Any) -> Suite:
+    """Call ``loader`` with the options it accepts: ``errors="strict"`` is left out for a
+    loader without an ``errors`` parameter; any other option it lacks is an InputError."""
+    try:
+        params = inspect.signature(loader).parameters.values()
+    except (TypeError, ValueError):
+        params = None
+    if params is not None and not any(p.kind is p.VAR_KEYWORD for p in params):
+        names = {p.name for p in params}
+        if kwargs.get("errors") == "strict" and "errors" not in names:
+            kwargs.pop("errors")
+        extra = sorted(set(kwargs) - names)
+        if extra:
+            raise InputError(f"{what}: unknown option {extra[0]!r}")
+    suite = loader(*args, **kwargs)
+    if not isinstance(suite, Suite):
+        raise TokbenchError(f"{what}: the loader returned {type(suite).__name__}, not a Suite")
+    return suite
+
+
+def _select(suite: Suite, options: dict[str, Any], where: str) -> Suite:
+    """Apply the generic ``languages``, ``domains``, ``limit`` and ``name`` options."""
+    opts = Options(where, options)
+    languages = opts.get_list("languages")
+    domains = opts.get_list("domains")
+    limit = opts.get_int("limit", minimum=1)
+    name = opts.get_str("name")
+    opts.finish()
+    if languages is None and domains is None and limit is None and name is None:
+        return suite
+    docs: list[Document] = suite.documents
+    selected: dict[str, Any] = {}
+    if languages is not None:
+        wanted = [canonical_lang(x, where=f"suite {suite.name!r} option languages")
+                  for x in languages]
+        missing = [x for x in wanted if x not in suite.languages()]
+        if missing:
+            raise InputError(f"suite {suite.name!r} has no {missing[0]} documents; it has "
+                             + ", ".join(suite.languages()))
+        docs = [d for d in docs if d.lang in wanted]
+        selected["languages"] = sorted(wanted)
+    if domains is not None:
+        have = list(dict.fromkeys(d.domain for d in suite.documents))
+        missing = [x for x in domains if x not in have]
+        if missing:
+            raise InputError(f"suite {suite.name!r} has no domain {missing[0]!r}; it has "
+                             + ", ".join(have))
+        docs = [d for d in docs if d.domain in domains]
+        selected["domains"] = sorted(domains)
+    if limit is not None:
+        seen: dict[str, int] = {}
+        kept = []
+        for d in docs:
+            key = suite.subset_of(d)
+            seen[key] = seen.get(key, 0) + 1
+            if seen[key] <= limit:
+                kept.append(d)
+        docs = kept
+        selected["limit"] = limit
+    meta = {**suite.meta, "selected": selected} if selected else suite.meta
+    return dataclasses.replace(suite, name=name or suite.name, documents=docs, meta=meta)
+
+
+def load_suite(spec: str | Suite, *, errors: str | None = None, **options: Any) -> Suite:
+    """Load a suite by built-in name or spec (see the module doc for the syntax).
+
+    ``errors``: what to do with invalid UTF-8 in files: ``"strict"`` (default: raise
+    InputError naming the file and byte offset), ``"replace"`` (U+FFFD) or ``"skip"``
+    (leave the document out, counted in ``meta["skipped_invalid"]``). Empty documents
+    are left out and counted in ``meta["skipped_empty"]``.
+    """
+    if isinstance(spec, Suite):
+        return _select(spec, options, f"suite {spec.name!r}")
+    scheme, target, query = parse_spec(spec)
+    merged: dict[str, Any] = {**query, **options}
+    if errors is not None:
+        merged["errors"] = errors
+    errors_value = check_errors(str(merged.pop("errors", "strict")))
+    generic = {k: merged.pop(k) for k in GENERIC_OPTIONS[1:] if k in merged}
+    if scheme is None:
+        if target not in SUITES:
+            hint = ("for a file or folder use text:PATH, code:DIR or flores200:DIR"
+                    if os.path.exists(target) else "")
+            raise UnknownNameError("suite", target, SUITES.names(), hint=hint)
+        suite = _call(SUITES.get(target), f"suite {target!r}", errors=errors_value, **merged)
+    else:
+        loader = SCHEMES.get(scheme)
+        suite = _call(loader, f"{scheme}:{target}", target, errors=errors_value, **merged)
+    suite = _select(suite, generic, f"suite {spec!r}")
+    if not suite.documents:
+        skipped = ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in suite.meta.items()
+                            if k.startswith("skipped") and v)
+        raise InputError(f"suite {spec!r} has no documents" + (f" ({skipped})" if skipped
+                                                              else ""))
+    return suite
