@@ -155,6 +155,7 @@ def run(
                 on_unit(results)
             notify("advance", {"steps": 1})
     results.meta["timings"] = _timings_dict(timings, wall0)
+    results.meta["segmenters"] = dict(sorted(words.segmenters.items()))
     results.meta["complete"] = True
     notify("done", {})
     return results
@@ -186,15 +187,13 @@ class _WordCache:
     def spans(self, suite: Suite, timings: Timings) -> list[list[tuple[int, int]] | None]:
         key = suite.sha256
         if key not in self._cache:
-            from tokbench.words import segmenter_for
+            from tokbench.words import segment_documents, segmenter_for
 
             t0 = time.perf_counter()
-            out: list[list[tuple[int, int]] | None] = []
-            for doc in suite.documents:
-                seg = segmenter_for(doc.lang)
-                self.segmenters[doc.lang] = seg.name if seg else None
-                out.append(list(seg.spans(doc.text)) if seg else None)
-            self._cache[key] = out
+            self._cache[key] = segment_documents(suite.documents)
+            for lang in suite.languages():
+                seg = segmenter_for(lang)
+                self.segmenters[lang] = f"{seg.name} ({seg.version})" if seg else None
             timings.words += time.perf_counter() - t0
         return self._cache[key]
 
@@ -316,11 +315,14 @@ def _premium_rows(tok: Tokenizer, suite: Suite, counts: Any, settings: Settings,
 
 def _throughput_rows(tok: Tokenizer, suite: Suite, subsets: dict[str, np.ndarray],
                      settings: Settings, timings: Timings) -> list[Row]:
+    """Throughput of the whole suite (a sample of it) and, for parallel suites, per language."""
     from tokbench.metrics.throughput import measure_throughput
 
     t0 = time.perf_counter()
     rows = []
-    targets = subsets if settings.throughput_subsets else {ALL: subsets[ALL]}
+    targets = {ALL: _sample(suite, subsets)}
+    if settings.throughput_subsets and suite.parallel:
+        targets.update({k: v for k, v in subsets.items() if k != ALL})
     for subset, idx in targets.items():
         texts = [suite.documents[i].text for i in idx.tolist()]
         try:
@@ -330,12 +332,33 @@ def _throughput_rows(tok: Tokenizer, suite: Suite, subsets: dict[str, np.ndarray
         if tp is None:
             continue
         extra = {"spread": tp.spread, "repeats": tp.repeats, "threads": 1,
-                 "samples": list(tp.samples)}
+                 "samples": list(tp.samples), "bytes": tp.nbytes}
         rows.append(Row(tok.name, suite.name, subset, "throughput_mb_s", tp.mb_s, dict(extra)))
         rows.append(Row(tok.name, suite.name, subset, "throughput_tokens_s", tp.tokens_s,
                         dict(extra)))
     timings.throughput += time.perf_counter() - t0
     return rows
+
+
+THROUGHPUT_SAMPLE_BYTES = 256 * 1024
+
+
+def _sample(suite: Suite, subsets: dict[str, np.ndarray]) -> np.ndarray:
+    """Documents taken round-robin from every subset, up to ``THROUGHPUT_SAMPLE_BYTES``.
+
+    Deterministic, so two runs time the same text; the mix of subsets is kept.
+    """
+    groups = [v.tolist() for k, v in subsets.items() if k != ALL] or [subsets[ALL].tolist()]
+    picked: list[int] = []
+    total = 0
+    for round_ in range(max(len(g) for g in groups)):
+        for g in groups:
+            if round_ < len(g):
+                picked.append(g[round_])
+                total += len(suite.documents[g[round_]].text.encode("utf-8"))
+                if total >= THROUGHPUT_SAMPLE_BYTES:
+                    return np.asarray(sorted(picked), dtype=np.int64)
+    return np.asarray(sorted(picked), dtype=np.int64)
 
 
 def _reuse(resume: Results | None, tokenizer: str, suite: str, info: dict[str, Any],

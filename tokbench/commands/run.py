@@ -23,8 +23,11 @@ PRESETS: dict[str, dict[str, Any]] = {
     },
 }
 
-SUMMARY_METRICS = ("tokens", "chars_per_token", "bytes_per_token", "fertility", "premium",
-                   "unk_rate", "roundtrip", "throughput_mb_s")
+#: headline metrics of the terminal summary, with short column labels
+SUMMARY_METRICS = {"tokens": "tokens", "chars_per_token": "chars/tok",
+                   "bytes_per_token": "bytes/tok", "fertility": "fertility",
+                   "premium": "premium", "unk_rate": "unk", "roundtrip": "round-trip",
+                   "throughput_mb_s": "MB/s"}
 
 
 def _csv(value: str) -> list[str]:
@@ -53,6 +56,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-html", action="store_true", help="do not write report.html")
     p.add_argument("--no-fetch", action="store_true",
                    help="use only cached tokenizer files; never call pip")
+    from tokbench.commands.compare import add_gate_arguments  # --baseline, --fail, --history
+
+    add_gate_arguments(p)  # sets args._gate: record the history, compare with the baseline
 
 
 def resolve_config(args: argparse.Namespace) -> dict[str, Any]:
@@ -183,9 +189,10 @@ def _print_summary(con: Any, results: Any, focus: dict[str, str] | None) -> None
             continue
         metrics = [m for m in SUMMARY_METRICS if m in values]
         table = RichTable(title=f"{suite} · {subset}", title_justify="left")
-        table.add_column("tokenizer")
+        table.add_column("tokenizer", no_wrap=True)
         for m in metrics:
-            table.add_column(f"{m} {metric_info(m).arrow}".strip(), justify="right")
+            table.add_column(f"{SUMMARY_METRICS[m]} {metric_info(m).arrow}".strip(),
+                             justify="right", no_wrap=True)
         best = {m: mark_best(values[m], metric_info(m).direction) for m in metrics}
         for tok in toks:
             cells = []
