@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from tests._toy import ToyTokenizer
+from _toy import ToyTokenizer
 from tokbench.metrics import resolve_families
 from tokbench.metrics.compute import (
     TokenTable,

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tests._toy import ToyTokenizer
+from _toy import ToyTokenizer
 from tokbench.errors import InputError
 from tokbench.metrics import metric_info
 from tokbench.render.markdown import render_markdown

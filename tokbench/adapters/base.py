@@ -11,6 +11,7 @@ exactly what the metrics need, with every behaviour explicit:
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -18,6 +19,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from tokbench.errors import InputError
 
 
 @dataclass(frozen=True)
@@ -169,9 +172,10 @@ def align_spans(text: bytes, pieces: Sequence[bytes]) -> list[tuple[int, int]]:
         if text.startswith(piece, pos):
             end = pos + len(piece)
         else:
-            # A leading space the text does not have (SentencePiece dummy prefix).
+            # A leading space the text does not have (SentencePiece dummy prefix). A bare
+            # space piece right after an unknown token is a real space further on.
             stripped = piece.lstrip(b" ")
-            if stripped != piece and text.startswith(stripped, pos):
+            if stripped != piece and text.startswith(stripped, pos) and (stripped or not pending):
                 end = pos + len(stripped)
             else:
                 found = text.find(stripped or piece, pos)
@@ -182,7 +186,7 @@ def align_spans(text: bytes, pieces: Sequence[bytes]) -> list[tuple[int, int]]:
                 # skip whitespace silently; anything else belongs to pending unknown tokens
                 gap = text[start_gap:found]
                 if pending and gap.strip():
-                    _close_pending(spans, pending, start_gap, found)
+                    _close_pending(spans, pending, start_gap, found, text)
                 start = found
                 end = found + len(stripped or piece)
         if pending:
@@ -190,12 +194,98 @@ def align_spans(text: bytes, pieces: Sequence[bytes]) -> list[tuple[int, int]]:
         spans.append((start, end))
         pos = end
     if pending:
-        _close_pending(spans, pending, pos, n)
+        _close_pending(spans, pending, pos, n, text)
     return spans
 
 
-def _close_pending(spans: list[tuple[int, int]], pending: list[int], start: int, end: int) -> None:
-    """Give the text between ``start`` and ``end`` to the first pending empty piece."""
+def spans_reproduce(text: bytes, pieces: Sequence[bytes], spans: Sequence[tuple[int, int]]) -> bool:
+    """Whether ``spans`` (from ``align_spans``) place every piece on its own bytes.
+
+    True when the spans are in order without overlap, each non-empty piece equals the
+    text under its span (less a leading space the text does not have; only a dummy
+    prefix at the very start stands for no byte at all) and every byte no span covers
+    is whitespace. False means the tokenizer's normalizer changed the text
+    (lower-casing, NFKC) and the pieces cannot be placed by their bytes; use the
+    backend's offsets then.
+    """
+    covered = bytearray(len(text))
+    prev_end = 0
+    for piece, (start, end) in zip(pieces, spans, strict=True):
+        if start < prev_end:
+            return False
+        if piece:
+            under = text[start:end]
+            if under not in (piece, piece.lstrip(b" ")) or (not under and start != 0):
+                return False
+        covered[start:end] = b"\x01" * (end - start)
+        prev_end = max(prev_end, end)
+    return all(c or text[i:i + 1].isspace() for i, c in enumerate(covered))
+
+
+def char_to_byte_index(text: str) -> list[int]:
+    """``index[k]`` is the UTF-8 byte offset of character ``k`` (``index[len(text)]`` the end)."""
+    index = [0] * (len(text) + 1)
+    pos = 0
+    for k, ch in enumerate(text):
+        index[k] = pos
+        pos += len(ch.encode("utf-8", "surrogatepass"))
+    index[len(text)] = pos
+    return index
+
+
+def char_spans_to_byte_spans(text: str,
+                             offsets: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Character offsets (as backends give them) to UTF-8 byte spans of ``text``."""
+    index = char_to_byte_index(text)
+    return [(index[s], index[e]) for s, e in offsets]
+
+
+def byte_spans_to_char_spans(text: str, spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """UTF-8 byte spans to character offsets; a span inside a character covers all of it."""
+    index = char_to_byte_index(text)
+    out: list[tuple[int, int]] = []
+    for s, e in spans:
+        cs = bisect.bisect_right(index, s) - 1  # the character holding byte s
+        ce = bisect.bisect_left(index, e)  # the first character starting at or after byte e
+        out.append((cs, max(cs, ce)))
+    return out
+
+
+def first_line(exc: BaseException) -> str:
+    """An exception's first message line (at most 200 characters), or its type name."""
+    text = str(exc).strip()
+    return text.splitlines()[0][:200] if text else type(exc).__name__
+
+
+def check_options(adapter: str, options: dict[str, Any], accepted: Sequence[str] = ()) -> None:
+    """Refuse adapter options the adapter does not know, naming the ones it does."""
+    unknown = sorted(set(options) - set(accepted))
+    if unknown:
+        known = ", ".join(accepted) if accepted else "none"
+        raise InputError(f"{adapter} adapter: unknown option(s) {', '.join(unknown)}; "
+                         f"accepted: {known}")
+
+
+def out_of_vocab(tokenizer: Tokenizer, token_id: int) -> InputError:
+    """The error for a token id the tokenizer does not have."""
+    return InputError(f"token id {token_id} is not in the vocabulary of tokenizer "
+                      f"{tokenizer.name!r} (ids 0..{tokenizer.vocab_size - 1}); "
+                      "pass ids this tokenizer produced")
+
+
+def _close_pending(spans: list[tuple[int, int]], pending: list[int], start: int, end: int,
+                   text: bytes | None = None) -> None:
+    """Give the text between ``start`` and ``end`` to the first pending empty piece.
+
+    When ``text`` is given and the gap holds more than whitespace, the whitespace
+    around it is left out: an unknown token stands for the word, not the spaces that
+    the pre-tokenizer dropped around it.
+    """
+    if text is not None and text[start:end].strip():
+        while start < end and text[start:start + 1].isspace():
+            start += 1
+        while end > start and text[end - 1:end].isspace():
+            end -= 1
     if end > start:
         first = pending[0]
         spans[first] = (start, end)
