@@ -6,8 +6,8 @@ import math
 
 import numpy as np
 import pytest
-
 from _toy import ToyTokenizer
+
 from tokbench.metrics import resolve_families
 from tokbench.metrics.compute import (
     TokenTable,
@@ -116,6 +116,7 @@ def test_char_to_byte_offsets():
     ("ae\u0301c", "a\u00e9c", False, "normalization", 1),
     ("a  b", "a b", False, "whitespace", 2),
     ("abc", "abd", False, "other", 2),
+    ("ｶﾀ  ｶﾅ", "カタ カナ", False, "normalization", 0),
     ("aΩb", "a\ufffdb", True, "unknown_token", 1),
 ])
 def test_roundtrip_failure_classification(original, decoded, unk, kind, offset):
@@ -219,3 +220,14 @@ def test_failed_and_empty_documents_in_the_middle_and_at_the_end():
     v = aggregate(c, np.arange(5), ["compression", "fertility"], tok.vocab_size, False)
     assert v["tokens"] == 6
     assert v["bytes_per_token"] == pytest.approx(7 / 6)
+
+
+def test_digit_runs_are_assigned_to_their_documents():
+    tok = ToyTokenizer(["1", "2", "3", "4", "5", "123", "45", " ", "a"], unk=False)
+    texts = ["a 12345", "54321 a 1234", "a"]
+    enc = [tok.encode(t) for t in texts]
+    c = measure_documents(TokenTable(tok), texts, enc, None, None, numbers=True)
+    # "12345" -> 123|45 (l2r); "54321" -> single digits; "1234" -> 123|4 (l2r)
+    assert c.digits.tolist() == [5, 9, 0]
+    assert c.digit_tokens.tolist() == [2, 7, 0]
+    assert c.runs.tolist() == [[0, 1, 0, 0], [1, 1, 0, 0], [0, 0, 0, 0]]

@@ -53,11 +53,12 @@ class TokenTable:
             self.known = np.concatenate([self.known, np.zeros(grow - self.known.size, bool)])
             self.fallback = np.concatenate(
                 [self.fallback, np.zeros(grow - self.fallback.size, bool)])
-        new = np.unique(ids[~self.known[ids]])
-        is_fb = self.tokenizer.is_byte_fallback_token
-        for t in new.tolist():
-            self.length[t] = len(self.token_bytes(t))
-            self.fallback[t] = is_fb(t)
+        new = np.unique(ids[~self.known[ids]]).tolist()
+        token_bytes = self.token_bytes
+        self.length[new] = [len(token_bytes(t)) for t in new]
+        if self.tokenizer.byte_fallback:
+            is_fb = self.tokenizer.is_byte_fallback_token
+            self.fallback[new] = [is_fb(t) for t in new]
         self.known[new] = True
 
 
@@ -222,31 +223,44 @@ def _global_spans(table: TokenTable, texts: Sequence[str], ids: np.ndarray, ntok
 
 def _count_digits(c: DocCounts, joined: str, offsets: np.ndarray, char_base: np.ndarray,
                   starts: np.ndarray, ends: np.ndarray) -> None:
-    for m in DIGIT_RUN.finditer(joined):
-        doc = int(np.searchsorted(char_base, m.start(), side="right")) - 1
-        b0, b1 = int(offsets[m.start()]), int(offsets[m.end()])
-        first = int(np.searchsorted(ends, b0, side="right"))
-        last = int(np.searchsorted(starts, b1, side="left")) - 1
-        n_digits = m.end() - m.start()
-        c.digits[doc] += n_digits
-        c.digit_tokens[doc] += max(last - first + 1, 0)
-        if n_digits < MIN_CHUNKED_RUN or n_digits % 3 == 0:
-            continue  # l2r and r2l groups of 3 coincide when the length is a multiple of 3
-        cut_bytes = starts[first + 1:last + 1]
-        cut_bytes = cut_bytes[(cut_bytes > b0) & (cut_bytes < b1)]
-        cuts = set((np.searchsorted(offsets, cut_bytes) - m.start()).tolist())
-        c.runs[doc, _chunk_class(cuts, n_digits)] += 1
-
-
-def _chunk_class(cuts: set[int], n: int) -> int:
-    """0 single digits, 1 groups of 3 from the left, 2 from the right, 3 other."""
-    if cuts == set(range(1, n)):
-        return 0
-    if cuts == set(range(3, n, 3)):
-        return 1
-    if cuts == {n - k for k in range(3, n, 3)}:
-        return 2
-    return 3
+    """Tokens per digit run, and how runs of 4+ ASCII digits are cut (all vectorized)."""
+    found = [(m.start(), m.end()) for m in DIGIT_RUN.finditer(joined)]
+    if not found:
+        return
+    runs = np.asarray(found, dtype=np.int64)
+    rs, re_ = runs[:, 0], runs[:, 1]
+    n_digits = re_ - rs
+    doc = np.searchsorted(char_base, rs, side="right") - 1
+    b0, b1 = offsets[rs], offsets[re_]
+    first = np.searchsorted(ends, b0, side="right")
+    last = np.searchsorted(starts, b1, side="left") - 1
+    n = c.digits.size
+    c.digits += np.bincount(doc, weights=n_digits, minlength=n).astype(np.int64)
+    c.digit_tokens += np.bincount(doc, weights=np.maximum(last - first + 1, 0),
+                                  minlength=n).astype(np.int64)
+    # Chunking: ASCII runs long enough to tell the patterns apart (l2r and r2l groups of 3
+    # coincide when the length is a multiple of 3).
+    pick = np.flatnonzero((n_digits >= MIN_CHUNKED_RUN) & (n_digits % 3 != 0)
+                          & (b1 - b0 == n_digits))
+    if pick.size == 0:
+        return
+    cuts_per_run = np.maximum(last[pick] - first[pick], 0)  # tokens after the first one
+    run_of_cut = np.repeat(np.arange(pick.size), cuts_per_run)
+    cut_index = (np.arange(run_of_cut.size) - np.repeat(np.cumsum(cuts_per_run) - cuts_per_run,
+                                                        cuts_per_run)
+                 + np.repeat(first[pick] + 1, cuts_per_run))
+    rel = starts[cut_index] - np.repeat(b0[pick], cuts_per_run)  # ASCII: bytes == digits
+    size = np.repeat(n_digits[pick], cuts_per_run)
+    left3 = np.bincount(run_of_cut, weights=rel % 3 == 0, minlength=pick.size)
+    right3 = np.bincount(run_of_cut, weights=(size - rel) % 3 == 0, minlength=pick.size)
+    nd = n_digits[pick]
+    k = cuts_per_run
+    groups = (nd - 1) // 3
+    cls = np.full(pick.size, 3)
+    cls[(k == groups) & (right3 == k)] = 2
+    cls[(k == groups) & (left3 == k)] = 1
+    cls[k == nd - 1] = 0
+    np.add.at(c.runs, (doc[pick], cls), 1)
 
 
 def ratio(num: float, den: float) -> float | None:
@@ -257,8 +271,8 @@ def renyi_efficiency(ids: np.ndarray, vocab_size: int, alpha: float = RENYI_ALPH
     """Rényi entropy of the unigram distribution divided by log |V| (Zouhar et al. 2023)."""
     if ids.size == 0 or vocab_size < 2:
         return None
-    counts = np.unique(ids, return_counts=True)[1].astype(np.float64)
-    p = counts / counts.sum()
+    counts = np.bincount(ids).astype(np.float64)
+    p = counts[counts > 0] / ids.size
     h = math.log(float(np.sum(p ** alpha))) / (1.0 - alpha)
     return h / math.log(vocab_size)
 
@@ -287,7 +301,8 @@ def aggregate(c: DocCounts, idx: np.ndarray, families: Sequence[str], vocab_size
         out["byte_fallback"] = ratio(int(c.fallback[ok].sum()), tokens)
     if "vocab_use" in families:
         ids = c.ids_of(ok)
-        out["vocab_used"] = ratio(int(np.unique(ids).size), vocab_size)
+        out["vocab_used"] = ratio(int(np.count_nonzero(np.bincount(ids))) if ids.size else 0,
+                                  vocab_size)
         out["renyi_efficiency"] = renyi_efficiency(ids, vocab_size)
     if "numbers" in families:
         digits = int(c.digits[ok].sum())
@@ -304,12 +319,18 @@ def aggregate(c: DocCounts, idx: np.ndarray, families: Sequence[str], vocab_size
 
 def classify_roundtrip(original: str, decoded: str, has_unk: bool) -> dict[str, Any]:
     """Why a round-trip failed: kind, first differing character offset and excerpts."""
+    def squeeze(s: str) -> str:
+        return "".join(s.split())
+
+    nfkc_o, nfkc_d = (unicodedata.normalize("NFKC", s) for s in (original, decoded))
     if has_unk:
         kind = "unknown_token"
-    elif unicodedata.normalize("NFKC", original) == unicodedata.normalize("NFKC", decoded):
+    elif nfkc_o == nfkc_d:
         kind = "normalization"
-    elif "".join(original.split()) == "".join(decoded.split()):
+    elif squeeze(original) == squeeze(decoded):
         kind = "whitespace"
+    elif squeeze(nfkc_o) == squeeze(nfkc_d):
+        kind = "normalization"  # e.g. SentencePiece's nmt_nfkc also collapses whitespace
     else:
         kind = "other"
     at = next((k for k, (a, b) in enumerate(zip(original, decoded, strict=False)) if a != b),
