@@ -114,7 +114,8 @@ def summary_table(results: Results, suite: str, subset: str = ALL) -> Table | No
     return t
 
 
-PERCENT_METRICS = {"roundtrip", "vocab_used", "continued_words", "unk_chars",
+PERCENT_METRICS = {"roundtrip", "vocab_used", "continued_words", "unk_chars", "unk_rate",
+                   "byte_fallback",
                    "digits_single", "digits_l2r3", "digits_r2l3", "digits_other"}
 
 
