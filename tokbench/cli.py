@@ -60,7 +60,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args._main(args) or 0)
     except TokbenchError as e:
-        err_console().print(f"[bold red]tokbench: error:[/] {e}", highlight=False, soft_wrap=True)
+        from rich.markup import escape
+
+        err_console().print(f"[bold red]tokbench: error:[/] {escape(str(e))}", highlight=False,
+                            soft_wrap=True)
         return e.exit_code
     except KeyboardInterrupt:
         err_console().print("[yellow]tokbench: interrupted[/]")

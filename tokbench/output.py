@@ -17,6 +17,7 @@ def write_results_atomic(results: Results, out_dir: str | Path) -> Path:
     fd, tmp = tempfile.mkstemp(dir=out, prefix=".results.", suffix=".tmp")
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(results.to_json())
+    os.chmod(tmp, 0o644)  # mkstemp creates 0600; results are meant to be shared
     os.replace(tmp, target)
     return target
 

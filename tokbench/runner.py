@@ -178,7 +178,9 @@ def _load_suite(spec: str | Suite) -> Suite:
         return spec
     from tokbench.suites import load_suite
 
-    return load_suite(spec)
+    suite = load_suite(spec)
+    suite.meta.setdefault("spec", spec)
+    return suite
 
 
 class _WordCache:

@@ -37,8 +37,9 @@ class Table:
 
 def order_subsets(subsets: Iterable[str]) -> list[str]:
     """"all" first, then English, then the rest alphabetically."""
-    rest = sorted(set(subsets) - {ALL, "eng_Latn"})
-    head = [s for s in (ALL, "eng_Latn") if s in set(subsets)]
+    present = set(subsets)
+    rest = sorted(present - {ALL, "eng_Latn"})
+    head = [s for s in (ALL, "eng_Latn") if s in present]
     return head + rest
 
 

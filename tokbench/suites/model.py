@@ -78,6 +78,7 @@ class Suite:
             "version": self.version,
             "sha256": self.sha256,
             "source": self.source,
+            "spec": self.meta.get("spec"),
             "parallel": self.parallel,
             "subset_by": self.subset_by,
             "documents": len(self.documents),

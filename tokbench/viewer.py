@@ -1,0 +1,515 @@
+"""Token segmentation for people: what each token of a text is, where it sits, how to show it.
+
+Used by ``tokbench show`` (terminal) and the HTML report's token viewer. For each
+token: its id, piece, exact bytes, and its span in the text in characters and in
+UTF-8 bytes. Byte-level tokenizers may split one character over several tokens
+(``é`` = ``c3`` + ``a9``); such a token is shown with its partial bytes in hex, and
+the run of tokens that together make whole characters forms one group, so the
+display never pretends a token holds a character it only holds part of.
+
+Viewer data (``build_viewer``) is plain JSON: sample texts from each suite (a few
+per subset, capped) with every tokenizer's segments, saved as ``viewer.json``
+next to ``results.json`` so a report can be rebuilt without loading tokenizers.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import re
+import unicodedata
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from tokbench.adapters.base import char_to_byte_index, first_line
+from tokbench.errors import TokbenchError
+
+if TYPE_CHECKING:
+    from tokbench.adapters.base import Tokenizer
+    from tokbench.results import Results
+    from tokbench.suites.model import Document, Suite
+
+VIEWER_SCHEMA = "tokbench.viewer"
+VIEWER_VERSION = 1
+VIEWER_FILE = "viewer.json"
+
+PER_SUBSET = 2
+MAX_SAMPLES = 40
+MAX_CHARS = 360
+
+TokenKind = Literal["text", "partial", "empty", "unknown"]
+#: JSON code of each kind (compact rows in viewer.json)
+KIND_CODES: dict[str, int] = {"text": 0, "partial": 1, "empty": 2, "unknown": 3}
+
+
+def hex_bytes(data: bytes) -> str:
+    """``b"\\xc3\\xa9"`` -> ``"c3 a9"`` (what the report and ``show`` print)."""
+    return data.hex(" ")
+
+
+@dataclass(frozen=True)
+class TokenView:
+    """One token placed in its text.
+
+    ``start``/``end`` are character offsets (a token holding part of a character
+    covers that whole character); ``byte_start``/``byte_end`` are exact UTF-8 offsets.
+    ``parts`` is what to display: ``("text", s)`` for whole characters of the text,
+    ``("hex", "c3")`` for each byte of a character the token holds only part of.
+    ``kind``: ``text``; ``partial`` (splits a character); ``empty`` (stands for no
+    text, e.g. a SentencePiece dummy-prefix ``▁``); ``unknown`` (covers text but has
+    no bytes of its own, an unknown token).
+    """
+
+    id: int
+    piece: str
+    bytes: bytes
+    start: int
+    end: int
+    byte_start: int
+    byte_end: int
+    parts: tuple[tuple[str, str], ...]
+    kind: TokenKind
+
+    @property
+    def hex(self) -> str:
+        return hex_bytes(self.bytes)
+
+    @property
+    def display(self) -> str:
+        """The parts as one string, hex bytes as ``‹c3›``."""
+        return "".join(s if k == "text" else f"‹{s}›" for k, s in self.parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        """What ``show --json`` prints for a token."""
+        return {"id": self.id, "piece": self.piece, "bytes": self.hex, "start": self.start,
+                "end": self.end, "byte_start": self.byte_start, "byte_end": self.byte_end}
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A display unit: uncovered text (``gap``), one token, or a ``group`` of tokens
+    that split characters between them: ``text`` is the whole characters the group
+    covers, ``split`` the characters whose bytes fall in more than one of its tokens."""
+
+    kind: Literal["gap", "token", "group"]
+    text: str = ""
+    tokens: tuple[TokenView, ...] = ()
+    split: str = ""
+
+
+@dataclass
+class Tokenization:
+    """One tokenizer's view of one text."""
+
+    tokenizer: str
+    text: str
+    tokens: list[TokenView] = field(default_factory=list)
+    segments: list[Segment] = field(default_factory=list)
+
+
+class _Offsets:
+    """Character <-> UTF-8 byte offsets of one text."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.data = text.encode("utf-8", "surrogatepass")
+        self.index = char_to_byte_index(text)
+
+    def aligned(self, b: int) -> bool:
+        k = bisect.bisect_left(self.index, b)
+        return k < len(self.index) and self.index[k] == b
+
+    def char_floor(self, b: int) -> int:
+        """The character holding byte ``b`` (or starting at it)."""
+        return max(0, bisect.bisect_right(self.index, b) - 1)
+
+    def char_ceil(self, b: int) -> int:
+        """The first character starting at or after byte ``b``."""
+        return bisect.bisect_left(self.index, b)
+
+    def decode(self, start: int, end: int) -> str:
+        return self.data[start:end].decode("utf-8", "replace")
+
+
+def _parts(off: _Offsets, bs: int, be: int) -> tuple[tuple[str, str], ...]:
+    """Display parts of bytes ``bs..be``: partial characters as hex bytes, whole ones as text."""
+    if be <= bs:
+        return ()
+    head_end = off.index[off.char_ceil(bs)] if not off.aligned(bs) else bs
+    tail_start = off.index[off.char_floor(be)] if not off.aligned(be) else be
+    parts: list[tuple[str, str]] = []
+    if head_end >= be or tail_start <= bs or head_end > tail_start:
+        # every byte belongs to a character this token holds only part of
+        parts.extend(("hex", f"{b:02x}") for b in off.data[bs:be])
+        return tuple(parts)
+    parts.extend(("hex", f"{b:02x}") for b in off.data[bs:head_end])
+    if tail_start > head_end:
+        parts.append(("text", off.decode(head_end, tail_start)))
+    parts.extend(("hex", f"{b:02x}") for b in off.data[tail_start:be])
+    return tuple(parts)
+
+
+def tokenize(tok: Tokenizer, text: str, name: str | None = None) -> Tokenization:
+    """Encode ``text`` and place every token in it (see ``TokenView``, ``Segment``)."""
+    enc = tok.encode_with_spans(text)
+    off = _Offsets(text)
+    views: list[TokenView] = []
+    n = len(off.data)
+    for token_id, (bs, be) in zip(enc.ids, enc.spans, strict=True):
+        bs, be = max(0, min(bs, n)), max(0, min(be, n))
+        be = max(be, bs)
+        tb = tok.token_bytes(token_id)
+        aligned = off.aligned(bs) and off.aligned(be)
+        kind: TokenKind
+        if be == bs:
+            kind = "empty"
+        elif not tb:
+            kind = "unknown"
+        elif not aligned:
+            kind = "partial"
+        else:
+            kind = "text"
+        if kind == "partial":
+            parts = _parts(off, bs, be)
+        elif kind == "empty":
+            parts = ()
+        else:
+            parts = (("text", off.decode(bs, be)),)
+        views.append(TokenView(
+            id=int(token_id), piece=tok.token_str(token_id), bytes=tb,
+            start=off.char_floor(bs), end=max(off.char_floor(bs), off.char_ceil(be)),
+            byte_start=bs, byte_end=be, parts=parts, kind=kind))
+    return Tokenization(name or tok.name, text, views, segment(text, views))
+
+
+def segment(text: str, tokens: Sequence[TokenView]) -> list[Segment]:
+    """Tokens in display order: gaps for text no token covers, groups for split characters."""
+    off = _Offsets(text)
+    out: list[Segment] = []
+    pos = 0
+    group: list[TokenView] = []
+    group_start = 0
+
+    def close_group(end: int) -> None:
+        cuts = {b for t in group for b in (t.byte_start, t.byte_end)}
+        first, last = off.char_floor(group_start), off.char_ceil(end)
+        split = "".join(off.text[k] for k in range(first, last)
+                        if any(off.index[k] < b < off.index[k + 1] for b in cuts))
+        out.append(Segment("group", off.decode(group_start, end), tuple(group), split))
+        group.clear()
+
+    for t in tokens:
+        bs, be = t.byte_start, t.byte_end
+        if not group and bs > pos:
+            out.append(Segment("gap", off.decode(pos, bs)))
+        if group:
+            group.append(t)
+        elif t.kind == "partial":
+            group.append(t)
+            group_start = off.index[off.char_floor(bs)]
+        else:
+            out.append(Segment("token", tokens=(t,)))
+        pos = max(pos, be)
+        if group and off.aligned(pos):
+            close_group(pos)
+    if group:
+        close_group(off.index[off.char_ceil(pos)])
+    elif pos < len(off.data):
+        out.append(Segment("gap", off.decode(pos, len(off.data))))
+    return out
+
+
+# -- sample texts ----------------------------------------------------------------------------
+
+
+def _cut(text: str, max_chars: int) -> tuple[str, bool]:
+    """``text`` cut to at most ``max_chars`` characters, at a line or word end when near."""
+    if len(text) <= max_chars:
+        return text, False
+    cut = max_chars
+    for sep in ("\n", " "):
+        k = text.rfind(sep, 0, max_chars)
+        if k >= max_chars // 2:
+            cut = k + (1 if sep == "\n" else 0)
+            break
+    # never strand a combining mark, joiner or variation selector from its base
+    while cut > 1 and (unicodedata.combining(text[cut]) or unicodedata.category(text[cut])
+                       in ("Mn", "Me", "Mc", "Cf") or "\ufe00" <= text[cut] <= "\ufe0f"):
+        cut -= 1
+    return text[:cut], True
+
+
+def sample_documents(suite: Suite, subsets: Collection[str] | None = None, *,
+                     per_subset: int = PER_SUBSET,
+                     max_samples: int = MAX_SAMPLES) -> list[tuple[str, Document]]:
+    """A few documents of each subset (the first ones), as ``(subset, document)``.
+
+    Round-robin over subsets (first document of every subset, then the second...) so
+    a cap still shows every subset when there are many; returned in subset order.
+    """
+    from tokbench.render.tables import order_subsets
+
+    groups = suite.subsets()
+    names = order_subsets([s for s in groups if subsets is None or s in subsets])
+    picked: dict[str, list[Document]] = {s: [] for s in names}
+    total = 0
+    for k in range(per_subset):
+        for s in names:
+            if total >= max_samples:
+                break
+            if k < len(groups[s]):
+                picked[s].append(groups[s][k])
+                total += 1
+    return [(s, d) for s in names for d in picked[s]]
+
+
+def _token_row(t: TokenView) -> list[Any]:
+    """Compact JSON form: ``[id, start, end, kind, display, hex, piece]``.
+
+    ``display`` is the token's text, or for a partial token a list of ``[is_hex,
+    string]`` parts. ``hex`` is null when it is the UTF-8 of ``display``, ``piece``
+    null when it equals ``display``; trailing nulls are left out (most tokens).
+    """
+    display: Any = (t.parts[0][1] if len(t.parts) == 1 and t.parts[0][0] == "text" else
+                    "" if not t.parts else [[int(k == "hex"), s] for k, s in t.parts])
+    plain = isinstance(display, str) and t.kind == "text"
+    row: list[Any] = [t.id, t.start, t.end, KIND_CODES[t.kind], display,
+                      None if plain and t.bytes == display.encode("utf-8", "surrogatepass")
+                      else t.hex,
+                      None if plain and t.piece == display else t.piece]
+    while row[-1] is None:
+        row.pop()
+    return row
+
+
+def segments_json(tz: Tokenization) -> list[Any]:
+    """Segments as JSON: a gap is a string, a token a ``_token_row``, a group
+    ``{"g": text, "s": split characters, "t": [token rows]}``."""
+    out: list[Any] = []
+    for seg in tz.segments:
+        if seg.kind == "gap":
+            out.append(seg.text)
+        elif seg.kind == "token":
+            out.append(_token_row(seg.tokens[0]))
+        else:
+            out.append({"g": seg.text, "s": seg.split,
+                        "t": [_token_row(t) for t in seg.tokens]})
+    return out
+
+
+def build_viewer(tokenizers: Mapping[str, Tokenizer], suites: Sequence[Suite], *,
+                 subsets: Mapping[str, Collection[str]] | None = None,
+                 names: Sequence[str] | None = None, notes: Sequence[str] = (),
+                 run: Mapping[str, Any] | None = None, per_subset: int = PER_SUBSET,
+                 max_samples: int = MAX_SAMPLES, max_chars: int = MAX_CHARS) -> dict[str, Any]:
+    """Viewer data: sample texts of each suite with every tokenizer's segments.
+
+    ``tokenizers`` maps the names used in results to loaded tokenizers; ``names`` is
+    the full list in run order (those missing from ``tokenizers`` could not be
+    loaded, and ``notes`` should say why). ``subsets[suite]`` limits the subsets
+    sampled. ``run`` identifies what the data was built for (see ``run_identity``).
+    """
+    order = list(names) if names is not None else list(tokenizers)
+    out_suites = []
+    for suite in suites:
+        wanted = (subsets or {}).get(suite.name)
+        samples = []
+        for subset, doc in sample_documents(suite, wanted, per_subset=per_subset,
+                                            max_samples=max_samples):
+            text, truncated = _cut(doc.text, max_chars)
+            rows: dict[str, Any] = {}
+            for name in order:
+                tok = tokenizers.get(name)
+                if tok is None:
+                    continue
+                try:
+                    tz = tokenize(tok, text, name)
+                except Exception as e:  # one text a tokenizer raises on must not sink the page
+                    rows[name] = {"error": f"{type(e).__name__}: {first_line(e)}"}
+                    continue
+                rows[name] = {"n": len(tz.tokens), "segs": segments_json(tz)}
+            samples.append({"subset": subset, "doc_id": doc.id, "lang": doc.lang,
+                            "text": text, "truncated": truncated, "rows": rows})
+        out_suites.append({"name": suite.name, "subset_by": suite.subset_by,
+                           "samples": samples})
+    return {"schema": VIEWER_SCHEMA, "version": VIEWER_VERSION, "tokenizers": order,
+            "loaded": [n for n in order if n in tokenizers], "notes": list(notes),
+            "run": dict(run or {}), "suites": out_suites}
+
+
+# -- from a results file ---------------------------------------------------------------------
+
+
+def run_identity(results: Results) -> dict[str, Any]:
+    """What viewer data must match to be reused for ``results``: names and hashes."""
+    meta = results.meta
+    return {
+        "tokenizers": {n: (d.get("source") or {}).get("sha256")
+                       for n, d in meta.get("tokenizers", {}).items()},
+        "suites": {n: d.get("sha256") for n, d in meta.get("suites", {}).items()},
+    }
+
+
+def _tokenizer_specs(name: str, info: Mapping[str, Any]) -> list[str]:
+    """Specs to try for a tokenizer named ``name`` in results: its name, then its file."""
+    specs = [name]
+    path = (info.get("source") or {}).get("path")
+    if path:
+        specs.append(f"file:{path}")
+    return specs
+
+
+def load_run_tokenizer(name: str, info: Mapping[str, Any],
+                       load: Callable[[str], Tokenizer] | None = None
+                       ) -> tuple[Tokenizer | None, str | None]:
+    """Load the tokenizer a run used, checking its file hash; returns (tokenizer, note).
+
+    Tries the name as a spec, then ``file:`` the path the run loaded. A tokenizer whose
+    sha256 differs from the run's is used only if nothing matches, with a note.
+    """
+    if load is None:
+        from tokbench.loader import load_tokenizer
+
+        load = load_tokenizer
+    want = (info.get("source") or {}).get("sha256")
+    fallback: Tokenizer | None = None
+    errors: list[str] = []
+    for spec in _tokenizer_specs(name, info):
+        try:
+            tok = load(spec)
+        except Exception as e:  # a tokenizer that cannot load is a note in the page, not a crash
+            errors.append(str(e) if isinstance(e, TokbenchError) else
+                          f"{type(e).__name__}: {first_line(e)}")
+            continue
+        if want is None or tok.source.sha256 in (None, want):
+            return tok, None
+        fallback = fallback or tok
+    if fallback is not None:
+        return fallback, (f"tokenizer {name!r}: its file changed since the run (sha256 "
+                          f"{(fallback.source.sha256 or '')[:12]}, run had {str(want)[:12]}); "
+                          "the viewer shows the current file")
+    return None, f"tokenizer {name!r} could not be loaded for the viewer: {errors[-1]}"
+
+
+def _suite_spec(name: str, info: Mapping[str, Any]) -> str:
+    source = str(info.get("source") or "builtin")
+    return name if source == "builtin" else source
+
+
+def load_run_suite(name: str, info: Mapping[str, Any], subsets: Collection[str] | None,
+                   load: Callable[[str], Suite] | None = None
+                   ) -> tuple[Suite | None, str | None]:
+    """Load a suite a run used (by name, or by its recorded source spec); returns (suite, note).
+
+    The note says when the suite's content differs from the run's (a selection such
+    as ``limit`` or an edit): the samples then come from the suite as it is now.
+    """
+    import dataclasses
+
+    if load is None:
+        from tokbench.suites import load_suite
+
+        load = load_suite
+    try:
+        suite = load(_suite_spec(name, info))
+    except Exception as e:  # noted in the page
+        msg = str(e) if isinstance(e, TokbenchError) else f"{type(e).__name__}: {first_line(e)}"
+        return None, f"suite {name!r} could not be loaded for the viewer: {msg}"
+    if suite.name != name:
+        suite = dataclasses.replace(suite, name=name)
+    if subsets:
+        docs = [d for d in suite.documents if suite.subset_of(d) in subsets]
+        if docs and len(docs) != len(suite.documents):
+            suite = dataclasses.replace(suite, documents=docs)
+    want = info.get("sha256")
+    if want and suite.sha256 != want:
+        limited = _first_per_subset(suite, info.get("documents"))
+        if limited is not None and limited.sha256 == want:
+            return limited, None  # the run used `limit`: the same documents, nothing changed
+        return suite, (f"suite {name!r}: samples come from the suite as it is now; its "
+                       "content differs from the run's (a selection such as limit, or an edit)")
+    return suite, None
+
+
+def _first_per_subset(suite: Suite, documents: object) -> Suite | None:
+    """The suite cut to its first N documents per subset, when that can give ``documents``."""
+    import dataclasses
+
+    groups = suite.subsets()
+    if not isinstance(documents, int) or not groups or documents % len(groups):
+        return None
+    n = documents // len(groups)
+    keep = {id(d) for docs in groups.values() for d in docs[:n]}
+    return dataclasses.replace(suite, documents=[d for d in suite.documents if id(d) in keep])
+
+
+def viewer_from_results(results: Results, *,
+                        load_tokenizer: Callable[[str], Tokenizer] | None = None,
+                        load_suite: Callable[[str], Suite] | None = None,
+                        per_subset: int = PER_SUBSET, max_samples: int = MAX_SAMPLES,
+                        max_chars: int = MAX_CHARS) -> dict[str, Any]:
+    """Viewer data for a finished run: loads the tokenizers and suites named in its meta.
+
+    Whatever cannot be loaded becomes a note in the data (and the page), never an error.
+    """
+    meta = results.meta
+    notes: list[str] = []
+    loaded: dict[str, Tokenizer] = {}
+    for name, info in meta.get("tokenizers", {}).items():
+        tok, note = load_run_tokenizer(name, info, load_tokenizer)
+        if tok is not None:
+            loaded[name] = tok
+        if note:
+            notes.append(note)
+    suites: list[Suite] = []
+    subsets: dict[str, set[str]] = {}
+    for name, info in meta.get("suites", {}).items():
+        present = {r.subset for r in results.rows if r.suite == name and r.subset != "all"}
+        suite, note = load_run_suite(name, info, present or None, load_suite)
+        if suite is not None:
+            suites.append(suite)
+            if present:
+                subsets[name] = present
+        if note:
+            notes.append(note)
+    return build_viewer(loaded, suites, subsets=subsets, names=list(meta.get("tokenizers", {})),
+                        notes=notes, run=run_identity(results), per_subset=per_subset,
+                        max_samples=max_samples, max_chars=max_chars)
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def dumps_json(obj: Any, **options: Any) -> str:
+    """JSON text with non-ASCII kept as is, but lone surrogates escaped (``\\ud800``).
+
+    Texts can hold lone surrogates (a tokenizer sees them); UTF-8 cannot, JSON can.
+    """
+    text = json.dumps(obj, ensure_ascii=False, **options)
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def save_viewer(data: Mapping[str, Any], out_dir: str | Path) -> Path:
+    """Write ``viewer.json`` into ``out_dir``."""
+    path = Path(out_dir) / VIEWER_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(dumps_json(data, separators=(",", ":")) + "\n", encoding="utf-8")
+    return path
+
+
+def load_viewer(out_dir: str | Path, results: Results | None = None) -> dict[str, Any] | None:
+    """``viewer.json`` from ``out_dir`` if it is there, readable and (given ``results``)
+    built for the same tokenizers and suites; else None (it should be rebuilt)."""
+    path = Path(out_dir) / VIEWER_FILE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    if not isinstance(data, dict) or data.get("schema") != VIEWER_SCHEMA \
+            or data.get("version") != VIEWER_VERSION:
+        return None
+    if results is not None and data.get("run") != run_identity(results):
+        return None
+    return data
