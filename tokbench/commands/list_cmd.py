@@ -1,0 +1,133 @@
+"""``tokbench list KIND``: the tokenizers, suites or metrics tokbench knows."""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import importlib
+from typing import Any
+
+from tokbench.errors import UnknownNameError
+
+HELP = "list the known tokenizers (with vocab size, sources, cache state), suites or metrics"
+
+KINDS = {"tokenizers": "tokenizers", "tokenizer": "tokenizers", "suites": "suites",
+         "suite": "suites", "metrics": "metrics", "metric": "metrics"}
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("kind", nargs="?", default="tokenizers", metavar="KIND",
+                   help="tokenizers (default), suites or metrics")
+
+
+def main(args: argparse.Namespace) -> int:
+    kind = KINDS.get(args.kind.lower())
+    if kind is None:
+        raise UnknownNameError("kind", args.kind, ["tokenizers", "suites", "metrics"])
+    if kind == "tokenizers":
+        return _tokenizers()
+    if kind == "metrics":
+        return _registry("tokbench.metrics", "METRICS", "metrics")
+    return _registry("tokbench.suites", "SUITES", "suites")
+
+
+def _source_label(source: Any) -> str:
+    from tokbench.sources import HubSource, PypiFile, TiktokenSource
+
+    if isinstance(source, PypiFile):
+        return f"pypi {source.dist}=={source.version}"
+    if isinstance(source, HubSource):
+        return f"hub {source.repo_id}"
+    if isinstance(source, TiktokenSource):
+        return f"tiktoken {source.encoding}"
+    return str(source.describe())
+
+
+def _tokenizers() -> int:
+    from rich.markup import escape
+    from rich.table import Table
+
+    from tokbench.catalog import cached_source, entries
+    from tokbench.console import console
+    from tokbench.paths import cache_dir
+
+    cache = cache_dir()
+    table = Table(title="tokenizers", title_justify="left", show_lines=False)
+    table.add_column("name", min_width=12, max_width=24)
+    table.add_column("adapter", min_width=13, max_width=18)
+    table.add_column("vocab", justify="right", no_wrap=True)
+    table.add_column("sources, tried in order", overflow="fold")
+    table.add_column("cached", no_wrap=True)
+    for entry in entries():
+        aliases = f"\n[dim]{escape(', '.join(entry.aliases))}[/]" if entry.aliases else ""
+        hit = cached_source(entry, cache)
+        if hit is None:
+            cached = "[yellow]no[/]"
+        elif hit.kind == "builtin":
+            cached = "[dim]built in[/]"
+        else:
+            cached = f"[green]yes[/] ({hit.kind})"
+        algorithm = f"\n[dim]{escape(entry.algorithm)}[/]" if entry.algorithm else ""
+        table.add_row(f"[bold]{escape(entry.name)}[/]{aliases}", entry.adapter + algorithm,
+                      f"{entry.vocab_size:,}",
+                      "\n".join(_source_label(r.source) for r in entry.recipes), cached)
+    out = console()
+    out.print(table)
+    out.print(f"[dim]cache: {cache}  (set TOKBENCH_CACHE to move it); "
+              "fetch with: tokbench fetch NAME...[/]", highlight=False)
+    return 0
+
+
+def _registry(module_name: str, attr: str, kind: str) -> int:
+    from rich.table import Table
+
+    from tokbench.console import console
+
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError:
+        module = None
+    registry = getattr(module, attr, None) if module is not None else None
+    if registry is None:
+        console().print(f"[yellow]no {kind} are available in this version of tokbench[/]")
+        return 1
+    table = Table(title=kind, title_justify="left")
+    table.add_column("name", style="bold", no_wrap=True)
+    table.add_column("description")
+    extra = kind == "metrics"
+    if extra:
+        table.add_column("better", justify="center")
+        table.add_column("formula")
+    for name in registry.names():
+        obj = registry.get(name)
+        row = [name, (_builtin_suite_description(name) if kind == "suites" else None)
+               or _description(obj)]
+        if extra:
+            row += [str(getattr(obj, "arrow", "")), str(getattr(obj, "formula", ""))]
+        table.add_row(*row)
+    console().print(table)
+    return 0
+
+
+def _builtin_suite_description(name: str) -> str | None:
+    """A built-in suite's manifest description, read without loading its documents."""
+    try:
+        from tokbench.paths import suites_dir
+        from tokbench.suites.builtin import read_manifest
+    except ImportError:
+        return None
+    folder = suites_dir() / name
+    if not (folder / "manifest.json").is_file():
+        return None
+    manifest = read_manifest(folder)
+    return f"{manifest['description']} (v{manifest['version']})"
+
+
+def _description(obj: object) -> str:
+    if isinstance(obj, functools.partial):
+        obj = obj.func
+    desc = getattr(obj, "description", None)
+    if isinstance(desc, str) and desc:
+        return desc
+    doc = (getattr(obj, "__doc__", None) or "").strip()
+    return doc.splitlines()[0] if doc else ""
