@@ -302,7 +302,7 @@ def _premium_rows(tok: Tokenizer, suite: Suite, counts: Any, settings: Settings,
     rows = []
     docs = suite.documents
     for lang, members in by_lang.items():
-        keys = sorted(members.keys() & pivot.keys())
+        keys = [k for k in pivot if k in members]  # corpus order, for the joined text
         if not keys:
             continue
         if settings.premium_join:
