@@ -1,0 +1,657 @@
+"""Compare two runs row by row and decide what got better, worse or did not really change.
+
+Rows are joined on ``(tokenizer, suite, subset, metric)``. Each joined row gets one status:
+
+* ``unchanged``: equal within the rounding of the results schema (6 significant digits);
+* ``better`` / ``worse``: a real change, judged by the metric's direction; a worse row
+  *fails* (is a regression) when the change is beyond the metric's tolerance;
+* ``changed``: a real change of a metric without a direction (never fails);
+* ``not_significant``: a timing whose change is under its threshold or inside the noise
+  of the two runs (the [min, max] ranges of their samples overlap);
+* ``not_comparable``: an input of the measurement differs between the runs (the suite's
+  content, the tokenizer file, the backend version, settings, or the machine for
+  timings); the reason is given. ``allow_change`` compares them anyway;
+* ``added`` / ``removed``: present in one run only. A removed row fails unless
+  ``allow_removed`` (something that was measured no longer is).
+
+Documents that newly fail to round-trip are named on the round-trip rows, and documents
+the new run could not encode or decode at all are regressions of their own.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeGuard
+
+from tokbench.errors import InputError, UnknownNameError
+from tokbench.metrics import FAMILIES, METRICS, MetricInfo, metric_info
+from tokbench.results import SIGNIFICANT_DIGITS, Results, Row, round_value
+
+SCHEMA = "tokbench.compare"
+SCHEMA_VERSION = 1
+
+BETTER, WORSE, UNCHANGED, CHANGED = "better", "worse", "unchanged", "changed"
+NOT_SIGNIFICANT, NOT_COMPARABLE = "not_significant", "not_comparable"
+ADDED, REMOVED = "added", "removed"
+STATUSES = (WORSE, REMOVED, NOT_COMPARABLE, BETTER, CHANGED, ADDED, NOT_SIGNIFICANT, UNCHANGED)
+
+#: inputs whose change makes rows not comparable; ``allow_change`` takes these names
+CHANGE_KINDS = ("suite", "tokenizer", "backend", "settings", "machine")
+
+#: default relative tolerance of timings: smaller changes are noise on shared machines
+DEFAULT_TIMING_THRESHOLD = 0.10
+
+#: settings that change only some metrics (any other setting changes every row)
+SETTING_SCOPE: dict[str, tuple[str, ...]] = {
+    "premium_join": ("premium",),
+    "decode_skip_special_tokens": ("roundtrip",),
+}
+#: settings that change no value, only how precisely or where timings are taken
+NEUTRAL_SETTINGS = frozenset({"throughput_repeats", "throughput_subsets", "threads"})
+
+VOCAB_SUITE = "vocab"  # rows about the tokenizer itself, no suite content behind them
+ALL = "all"
+
+
+# -- thresholds ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Threshold:
+    """How large a worse change must be to fail: relative (fraction of the base) or absolute.
+
+    A relative tolerance fails a change of at least ``value`` (0.005 = 0.5%); an absolute
+    one fails a change of more than ``value`` (so ``0`` fails any real change).
+    """
+
+    value: float
+    relative: bool
+    spec: str = "default"
+
+    def exceeded(self, base: float, new: float) -> bool:
+        delta = abs(new - base)
+        if self.relative:
+            return True if base == 0 else delta / abs(base) >= self.value
+        return delta > self.value
+
+    def describe(self) -> str:
+        return f"{self.value * 100:g}%" if self.relative else f"{self.value:g}"
+
+
+class Thresholds:
+    """Tolerance per metric: ``--fail`` specs over the defaults.
+
+    Defaults: deterministic metrics fail on any real change for the worse; timings
+    need a change of at least 10% outside the noise of both runs.
+    """
+
+    def __init__(self, specs: Iterable[str] = ()) -> None:
+        self._by_metric: dict[str, Threshold] = {}
+        self._by_family: dict[str, Threshold] = {}
+        self._all: Threshold | None = None
+        for spec in specs:
+            self.add(spec)
+
+    def add(self, spec: str) -> None:
+        """Parse ``NAME:VALUE`` (``bytes_per_token:0.5%``, ``roundtrip:0``, ``throughput:10%``).
+
+        NAME is a metric, a metric family (all its metrics) or ``all``; a metric's own
+        threshold wins over its family's, which wins over ``all``.
+        """
+        name, sep, raw = spec.partition(":")
+        name, raw = name.strip(), raw.strip()
+        if not sep or not name or not raw:
+            raise InputError(f"--fail {spec!r}: write METRIC:TOLERANCE, e.g. "
+                             "bytes_per_token:0.5% or roundtrip:0")
+        relative = raw.endswith("%")
+        try:
+            value = float(raw[:-1] if relative else raw)
+        except ValueError:
+            raise InputError(f"--fail {spec!r}: {raw!r} is not a number; write e.g. 0.5% "
+                             "(relative) or 0 (absolute)") from None
+        if not math.isfinite(value) or value < 0:
+            raise InputError(f"--fail {spec!r}: the tolerance must be a number >= 0")
+        threshold = Threshold(value / 100 if relative else value, relative, spec.strip())
+        if name in ("all", "*"):
+            self._all = threshold
+        elif name in FAMILIES:
+            self._by_family[name] = threshold
+        elif name in METRICS:
+            self._by_metric[name] = threshold
+        else:
+            raise UnknownNameError("metric", name, [*METRICS.names(), *FAMILIES, "all"],
+                                   hint=f"in --fail {spec!r}")
+
+    def for_metric(self, metric: str) -> Threshold:
+        if metric in self._by_metric:
+            return self._by_metric[metric]
+        for family, members in FAMILIES.items():
+            if metric in members and family in self._by_family:
+                return self._by_family[family]
+        if self._all is not None:
+            return self._all
+        if not metric_info(metric).deterministic:
+            return Threshold(DEFAULT_TIMING_THRESHOLD, True)
+        return Threshold(0.0, False)
+
+    def describe(self) -> dict[str, str]:
+        """The thresholds given (``all``, families, metrics) as spec strings."""
+        out = {"all": self._all.describe()} if self._all else {}
+        out.update({k: v.describe() for k, v in self._by_family.items()})
+        out.update({k: v.describe() for k, v in self._by_metric.items()})
+        return out
+
+
+def parse_thresholds(specs: Iterable[str] | Thresholds | None) -> Thresholds:
+    """``Thresholds`` from ``--fail`` specs (or as given)."""
+    if isinstance(specs, Thresholds):
+        return specs
+    return Thresholds(specs or ())
+
+
+def parse_allow_change(kinds: Iterable[str] | None) -> frozenset[str]:
+    """Validate ``allow_change`` names (comma-separated strings are split)."""
+    out: set[str] = set()
+    for item in kinds or ():
+        for kind in filter(None, (k.strip() for k in item.split(","))):
+            if kind == "all":
+                out.update(CHANGE_KINDS)
+            elif kind in CHANGE_KINDS:
+                out.add(kind)
+            else:
+                raise UnknownNameError("input kind", kind, [*CHANGE_KINDS, "all"],
+                                       hint="for --allow-change")
+    return frozenset(out)
+
+
+# -- the comparison ----------------------------------------------------------------------
+
+@dataclass
+class RowChange:
+    """One joined row: both values, the status and why."""
+
+    tokenizer: str
+    suite: str
+    subset: str
+    metric: str
+    status: str
+    base: Any = None
+    new: Any = None
+    fails: bool = False
+    reason: str = ""  # why not comparable / not significant / tolerated
+    notes: list[str] = field(default_factory=list)  # allowed input changes
+    documents: list[str] = field(default_factory=list)  # newly failing round-trip documents
+    base_range: tuple[float, float] | None = None  # timings: [min, max] of the samples
+    new_range: tuple[float, float] | None = None
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        return (self.tokenizer, self.suite, self.subset, self.metric)
+
+    @property
+    def delta(self) -> float | None:
+        if _number(self.base) and _number(self.new):
+            return float(self.new) - float(self.base)
+        return None
+
+    @property
+    def relative(self) -> float | None:
+        """(new - base) / |base|, or None."""
+        d = self.delta
+        if d is None:
+            return None
+        if self.base == 0:
+            return 0.0 if d == 0 else math.copysign(math.inf, d)
+        return d / abs(float(self.base))
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"tokenizer": self.tokenizer, "suite": self.suite,
+                             "subset": self.subset, "metric": self.metric,
+                             "status": self.status, "fails": self.fails,
+                             "base": round_value(self.base), "new": round_value(self.new),
+                             "delta": round_value(self.delta),
+                             "relative": round_value(self.relative)}
+        if self.reason:
+            d["reason"] = self.reason
+        if self.notes:
+            d["notes"] = list(self.notes)
+        if self.documents:
+            d["documents"] = list(self.documents)
+        if self.base_range:
+            d["base_range"] = round_value(list(self.base_range))
+        if self.new_range:
+            d["new_range"] = round_value(list(self.new_range))
+        return d
+
+
+@dataclass
+class RunInfo:
+    """Which run a side of the comparison is: a label, commit, time, machine."""
+
+    label: str
+    commit: str | None = None
+    created: str | None = None
+    machine: str | None = None
+    complete: bool = True
+
+    @classmethod
+    def of(cls, results: Results, label: str) -> RunInfo:
+        meta = results.meta
+        return cls(label, meta.get("git_commit"), meta.get("created"),
+                   (meta.get("machine") or {}).get("hostname"), bool(meta.get("complete", True)))
+
+    def short(self) -> str:
+        commit = (self.commit or "")[:12] or "no commit"
+        return f"{self.label} ({commit}, {self.created or 'unknown time'})"
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class Comparison:
+    """The result of ``compare``: every joined row plus the documents that newly fail."""
+
+    base: RunInfo
+    new: RunInfo
+    rows: list[RowChange]
+    thresholds: dict[str, str] = field(default_factory=dict)
+    allowed: frozenset[str] = frozenset()
+    new_errors: list[dict[str, Any]] = field(default_factory=list)  # docs that now raise
+    new_roundtrip_failures: list[dict[str, Any]] = field(default_factory=list)
+    fixed_failures: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def failing(self) -> list[RowChange]:
+        return [r for r in self.rows if r.fails]
+
+    @property
+    def regression(self) -> bool:
+        return bool(self.failing or self.new_errors)
+
+    def counts(self) -> dict[str, int]:
+        out = dict.fromkeys(STATUSES, 0)
+        for r in self.rows:
+            out[r.status] += 1
+        return out
+
+    def changed_rows(self) -> list[RowChange]:
+        """Rows worth a line each: what changed, worst first (not comparable rows are
+        summarized by ``not_comparable``)."""
+        quiet = (UNCHANGED, NOT_SIGNIFICANT, NOT_COMPARABLE)
+        return [r for r in self.sorted_rows() if r.status not in quiet]
+
+    def not_comparable(self) -> list[tuple[str, str, str, int]]:
+        """(tokenizer, suite, reason, number of rows) of the rows that are not comparable."""
+        groups: dict[tuple[str, str, str], int] = {}
+        for r in self.rows:
+            if r.status == NOT_COMPARABLE:
+                key = (r.tokenizer, r.suite, r.reason)
+                groups[key] = groups.get(key, 0) + 1
+        return [(*k, n) for k, n in sorted(groups.items())]
+
+    def sorted_rows(self) -> list[RowChange]:
+        order = {s: i for i, s in enumerate(STATUSES)}
+        return sorted(self.rows, key=lambda r: (not r.fails, order[r.status], r.key))
+
+    def verdict(self) -> str:
+        """One line: regression or not, and what changed."""
+        c = self.counts()
+        parts = []
+        failing_worse = sum(1 for r in self.rows if r.fails and r.status == WORSE)
+        failing_removed = sum(1 for r in self.rows if r.fails and r.status == REMOVED)
+        tolerated = c[WORSE] - failing_worse
+        if failing_worse:
+            parts.append(f"{failing_worse} worse")
+        if failing_removed:
+            parts.append(f"{failing_removed} removed")
+        if self.new_errors:
+            n = len(self.new_errors)
+            parts.append(f"{n} document{'s' * (n != 1)} newly failing to encode/decode")
+        rest = []
+        if tolerated:
+            rest.append(f"{tolerated} worse within tolerance")
+        for status in (BETTER, CHANGED, ADDED, NOT_COMPARABLE, NOT_SIGNIFICANT):
+            if c[status]:
+                rest.append(f"{c[status]} {status.replace('_', ' ')}")
+        if c[REMOVED] - failing_removed:
+            rest.append(f"{c[REMOVED] - failing_removed} removed (allowed)")
+        if parts:
+            tail = f" ({', '.join(rest)})" if rest else ""
+            return f"regression: {', '.join(parts)}{tail}; {c[UNCHANGED]} unchanged"
+        if not rest:
+            return f"no change ({len(self.rows)} rows)"
+        return f"no regression: {', '.join(rest)}; {c[UNCHANGED]} unchanged"
+
+    def to_dict(self, all_rows: bool = True) -> dict[str, Any]:
+        rows = self.sorted_rows() if all_rows else self.changed_rows()
+        return {
+            "schema": SCHEMA, "schema_version": SCHEMA_VERSION,
+            "verdict": self.verdict(), "regression": self.regression,
+            "counts": self.counts(),
+            "base": self.base.to_dict(), "new": self.new.to_dict(),
+            "thresholds": dict(self.thresholds), "allowed_changes": sorted(self.allowed),
+            "not_comparable": [{"tokenizer": t, "suite": s, "reason": r, "rows": n}
+                               for t, s, r, n in self.not_comparable()],
+            "new_errors": self.new_errors,
+            "new_roundtrip_failures": self.new_roundtrip_failures,
+            "fixed_failures": self.fixed_failures,
+            "warnings": list(self.warnings),
+            "rows": [r.to_dict() for r in rows],
+        }
+
+
+def load_run(path: str | Path) -> Results:
+    """A run's results (a results.json or a run directory); an empty run is an error."""
+    results = Results.load(path)
+    if not results.rows:
+        p = Path(path)
+        errors = results.meta.get("errors") or []
+        why = f" (every tokenizer failed, e.g. {errors[0].get('tokenizer')}: " \
+              f"{errors[0].get('error')})" if errors else ""
+        raise InputError(f"{p}: the run has no rows{why}; there is nothing to compare")
+    return results
+
+
+def compare(base: Results, new: Results, *, fail: Iterable[str] | Thresholds | None = None,
+            allow_change: Iterable[str] = (), allow_removed: bool = False,
+            base_label: str = "base", new_label: str = "new") -> Comparison:
+    """Compare ``new`` against ``base`` (see the module doc for the decision rules).
+
+    ``fail``: ``--fail`` specs or ``Thresholds``; ``allow_change``: input kinds
+    (``CHANGE_KINDS``) that may differ and are compared anyway, e.g. ``["tokenizer"]``
+    when the tokenizer file is what the change is about.
+    """
+    thresholds = parse_thresholds(fail)
+    allowed = parse_allow_change(allow_change)
+    base_rows = {r.key: r for r in base.rows}
+    new_rows = {r.key: r for r in new.rows}
+    inputs = _InputCheck(base, new, allowed)
+    failures = _FailureDiff(base, new)
+
+    judged: dict[str, tuple[MetricInfo, Threshold]] = {}  # per metric, looked up once
+    out: list[RowChange] = []
+    for key in sorted(base_rows.keys() | new_rows.keys()):
+        tokenizer, suite, subset, metric = key
+        b, n = base_rows.get(key), new_rows.get(key)
+        if b is None and n is not None:
+            out.append(RowChange(*key, status=ADDED, new=n.value, reason=f"only in {new_label}"))
+            continue
+        if n is None and b is not None:
+            out.append(RowChange(*key, status=REMOVED, base=b.value, fails=not allow_removed,
+                                 reason=f"missing in {new_label}"))
+            continue
+        assert b is not None and n is not None
+        reasons, notes = inputs.check(tokenizer, suite, metric)
+        change = RowChange(*key, status=UNCHANGED, base=b.value, new=n.value, notes=notes)
+        if reasons:
+            change.status, change.reason = NOT_COMPARABLE, "; ".join(reasons)
+        else:
+            if metric not in judged:
+                judged[metric] = (metric_info(metric), thresholds.for_metric(metric))
+            _judge(change, b, n, *judged[metric])
+            if metric == "roundtrip":
+                change.documents = failures.new_roundtrip_docs(tokenizer, suite, subset,
+                                                              base.meta, new.meta)
+        out.append(change)
+
+    comparable = [pair for pair in failures.pairs() if not inputs.pair_reasons(*pair)]
+    comp = Comparison(RunInfo.of(base, base_label), RunInfo.of(new, new_label), out,
+                      thresholds=thresholds.describe(), allowed=allowed,
+                      new_errors=failures.appeared(comparable, errors=True),
+                      new_roundtrip_failures=failures.appeared(comparable, errors=False),
+                      fixed_failures=failures.fixed(comparable))
+    if base_rows and new_rows and not base_rows.keys() & new_rows.keys():
+        comp.warnings.append("the runs have no row in common: are they runs of the same "
+                             "tokenizers and suites?")
+    for info, results in ((comp.base, base), (comp.new, new)):
+        if not info.complete:
+            comp.warnings.append(f"{info.label} is an incomplete (interrupted) run")
+        for err in results.meta.get("errors") or []:
+            comp.warnings.append(f"{info.label}: tokenizer {err.get('tokenizer')} was not run "
+                                 f"({err.get('error')})")
+    return comp
+
+
+# -- decisions --------------------------------------------------------------------------------
+
+def _number(v: Any) -> TypeGuard[int | float]:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def same_within_rounding(a: Any, b: Any) -> bool:
+    """Equal, or floats within one unit of the schema's 6th significant digit."""
+    if a == b:
+        return True
+    if not (_number(a) and _number(b)):
+        return False
+    if isinstance(a, int) and isinstance(b, int):
+        return False  # counts are exact
+    if abs(a - b) > 1e-4 * max(abs(a), abs(b)):
+        return False  # far beyond a unit of the 6th digit (at most 1e-5 relative)
+    ra, rb = round_value(float(a)), round_value(float(b))
+    if ra is None or rb is None:
+        return False
+    scale = max(abs(ra), abs(rb))
+    if scale == 0 or ra == rb:
+        return True
+    last_digit = 10.0 ** (math.floor(math.log10(scale)) - (SIGNIFICANT_DIGITS - 1))
+    return abs(ra - rb) <= last_digit * (1 + 1e-9)
+
+
+def timing_range(row: Row) -> tuple[float, float] | None:
+    """[min, max] of a timing row's repeats, in the row's unit.
+
+    ``samples`` are MB/s of each repeat; they are scaled by value / median so the range
+    fits any throughput unit. Without samples, ``spread`` (max - min) / median is used
+    as a band around the value.
+    """
+    v = row.value
+    if not _number(v):
+        return None
+    samples = row.extra.get("samples")
+    if isinstance(samples, list) and samples and all(_number(s) for s in samples):
+        med = statistics.median(samples)
+        if med > 0:
+            scale = float(v) / med
+            return (min(samples) * scale, max(samples) * scale)
+    spread = row.extra.get("spread")
+    if _number(spread):
+        half = abs(float(v)) * float(spread) / 2
+        return (float(v) - half, float(v) + half)
+    return None
+
+
+def _judge(change: RowChange, b: Row, n: Row, info: MetricInfo, threshold: Threshold) -> None:
+    """Set status, fails and reason of a comparable row."""
+    bv, nv = b.value, n.value
+    if bv is None or nv is None:
+        if bv is None and nv is None:
+            return
+        if info.direction == "none":
+            change.status = CHANGED
+        else:  # a value that could not be computed any more is a regression
+            change.status = WORSE if nv is None else BETTER
+            change.fails = nv is None
+        change.reason = f"no value in {'base' if bv is None else 'new'}"
+        return
+    if not (_number(bv) and _number(nv)):
+        if bv != nv:
+            change.status = CHANGED
+        return
+    if info.deterministic:
+        if same_within_rounding(bv, nv):
+            return
+    elif bv == nv:
+        return
+    if info.direction == "none":
+        change.status = CHANGED
+        return
+    improved = (nv > bv) == (info.direction == "higher")
+    if not info.deterministic:
+        change.base_range, change.new_range = timing_range(b), timing_range(n)
+        if not threshold.exceeded(bv, nv):
+            change.status = NOT_SIGNIFICANT
+            change.reason = f"under the {threshold.describe()} threshold"
+            return
+        if change.base_range and change.new_range \
+                and _overlap(change.base_range, change.new_range):
+            change.status = NOT_SIGNIFICANT
+            change.reason = "inside the noise: the ranges of the repeats overlap"
+            return
+    change.status = BETTER if improved else WORSE
+    if change.status == WORSE:
+        change.fails = threshold.exceeded(bv, nv)
+        if not change.fails:
+            change.reason = f"within the {threshold.describe()} tolerance ({threshold.spec})"
+
+
+def _overlap(a: tuple[float, float], b: tuple[float, float]) -> bool:
+    return a[0] <= b[1] and b[0] <= a[1]
+
+
+class _InputCheck:
+    """Which inputs of a (tokenizer, suite) pair differ between the runs."""
+
+    def __init__(self, base: Results, new: Results, allowed: frozenset[str]) -> None:
+        self.base, self.new, self.allowed = base.meta, new.meta, allowed
+        self._cache: dict[tuple[str, str], list[tuple[str, str, tuple[str, ...] | None]]] = {}
+        self._machine = _machine_change(self.base, self.new)
+        self._settings = _settings_changes(self.base, self.new)
+
+    def _all_changes(self, tokenizer: str, suite: str
+                     ) -> list[tuple[str, str, tuple[str, ...] | None]]:
+        """(kind, text, metrics it concerns or None for all) for every differing input."""
+        key = (tokenizer, suite)
+        if key in self._cache:
+            return self._cache[key]
+        out: list[tuple[str, str, tuple[str, ...] | None]] = []
+        if suite != VOCAB_SUITE:
+            bs = _get(self.base, "suites", suite, "sha256")
+            ns = _get(self.new, "suites", suite, "sha256")
+            if bs and ns and bs != ns:
+                out.append(("suite", f"suite {suite!r} content changed "
+                                     f"(sha256 {bs[:12]} → {ns[:12]})", None))
+        bt = _get(self.base, "tokenizers", tokenizer, "source", "sha256")
+        nt = _get(self.new, "tokenizers", tokenizer, "source", "sha256")
+        if bt and nt and bt != nt:
+            out.append(("tokenizer", f"tokenizer {tokenizer!r} file changed "
+                                     f"(sha256 {bt[:12]} → {nt[:12]})", None))
+        bb = _get(self.base, "tokenizers", tokenizer, "backend_version")
+        nb = _get(self.new, "tokenizers", tokenizer, "backend_version")
+        if bb and nb and bb != nb:
+            backend = _get(self.new, "tokenizers", tokenizer, "backend") or "backend"
+            out.append(("backend", f"{backend} version changed ({bb} → {nb})", None))
+        out += [("settings", text, scope) for text, scope in self._settings]
+        if self._machine:
+            timings = tuple(m for m in METRICS.names() if not metric_info(m).deterministic)
+            out.append(("machine", self._machine, timings))
+        self._cache[key] = out
+        return out
+
+    def check(self, tokenizer: str, suite: str, metric: str) -> tuple[list[str], list[str]]:
+        """(reasons the row is not comparable, notes about allowed changes)."""
+        reasons: list[str] = []
+        notes: list[str] = []
+        for kind, text, scope in self._all_changes(tokenizer, suite):
+            if scope is not None and metric not in scope:
+                continue
+            (notes if kind in self.allowed else reasons).append(text)
+        return reasons, notes
+
+    def pair_reasons(self, tokenizer: str, suite: str) -> list[str]:
+        """Reasons that concern every row of the pair (not only timings or one metric)."""
+        return [text for kind, text, scope in self._all_changes(tokenizer, suite)
+                if scope is None and kind not in self.allowed]
+
+
+def _get(meta: Mapping[str, Any], *path: str) -> Any:
+    node: Any = meta
+    for p in path:
+        if not isinstance(node, Mapping):
+            return None
+        node = node.get(p)
+    return node
+
+
+def _machine_change(base: Mapping[str, Any], new: Mapping[str, Any]) -> str | None:
+    bm, nm = base.get("machine") or {}, new.get("machine") or {}
+    fields = ("hostname", "cpus", "processor")
+    if not bm or not nm or all(bm.get(f) == nm.get(f) for f in fields):
+        return None
+
+    def show(m: Mapping[str, Any]) -> str:
+        return f"{m.get('hostname')}, {m.get('cpus')} CPUs"
+
+    return f"timings from different machines ({show(bm)} → {show(nm)})"
+
+
+def _settings_changes(base: Mapping[str, Any], new: Mapping[str, Any]
+                      ) -> list[tuple[str, tuple[str, ...] | None]]:
+    bs, ns = base.get("settings") or {}, new.get("settings") or {}
+    if not bs or not ns:
+        return []
+    out: list[tuple[str, tuple[str, ...] | None]] = []
+    for key in sorted(bs.keys() | ns.keys()):
+        if key in NEUTRAL_SETTINGS or bs.get(key) == ns.get(key):
+            continue
+        out.append((f"setting {key} changed ({bs.get(key)!r} → {ns.get(key)!r})",
+                    SETTING_SCOPE.get(key)))
+    return out
+
+
+class _FailureDiff:
+    """Documents that fail in one run and not the other, per (tokenizer, suite)."""
+
+    def __init__(self, base: Results, new: Results) -> None:
+        self.before = self._index(base.failures)
+        self.after = self._index(new.failures)
+        self._new_roundtrip: dict[tuple[str, str], list[tuple[str, Any]]] | None = None
+
+    @staticmethod
+    def _index(failures: Sequence[dict[str, Any]]
+               ) -> dict[tuple[str, str, str, bool], dict[str, Any]]:
+        out = {}
+        for f in failures:
+            is_error = f.get("kind") == "error"
+            out[(str(f.get("tokenizer")), str(f.get("suite")), str(f.get("doc_id")),
+                 is_error)] = f
+        return out
+
+    def pairs(self) -> set[tuple[str, str]]:
+        return {(k[0], k[1]) for k in self.before.keys() | self.after.keys()}
+
+    def appeared(self, pairs: Iterable[tuple[str, str]], errors: bool) -> list[dict[str, Any]]:
+        keep = set(pairs)
+        return [f for k, f in sorted(self.after.items())
+                if k[3] == errors and (k[0], k[1]) in keep and k not in self.before]
+
+    def fixed(self, pairs: Iterable[tuple[str, str]]) -> list[dict[str, Any]]:
+        keep = set(pairs)
+        return [f for k, f in sorted(self.before.items())
+                if (k[0], k[1]) in keep and k not in self.after]
+
+    def new_roundtrip_docs(self, tokenizer: str, suite: str, subset: str,
+                           base_meta: Mapping[str, Any], new_meta: Mapping[str, Any]
+                           ) -> list[str]:
+        """Ids of documents of this row that newly fail to round-trip."""
+        by_lang = (_get(new_meta, "suites", suite, "subset_by") or "lang") == "lang"
+        if subset != ALL and not by_lang:
+            return []  # failures record a document's language, not its domain
+        if self._new_roundtrip is None:
+            self._new_roundtrip = {}
+            for k, f in sorted(self.after.items()):
+                if not k[3] and k not in self.before:
+                    self._new_roundtrip.setdefault((k[0], k[1]), []).append((k[2], f.get("lang")))
+        return [doc for doc, lang in self._new_roundtrip.get((tokenizer, suite), [])
+                if subset == ALL or lang in (None, subset)]
+
+
+__all__ = ["ADDED", "BETTER", "CHANGED", "CHANGE_KINDS", "NOT_COMPARABLE", "NOT_SIGNIFICANT",
+           "REMOVED", "UNCHANGED", "WORSE", "Comparison", "RowChange", "RunInfo", "Threshold",
+           "Thresholds", "compare", "load_run", "parse_allow_change", "parse_thresholds",
+           "same_within_rounding", "timing_range"]

@@ -1,0 +1,280 @@
+"""Every run in an embedded SQLite database, keyed by git commit, time and machine.
+
+``tokbench run`` records each run (``reports/history.sqlite``, ``$TOKBENCH_HISTORY`` or
+``--history``); ``History.trend`` gives one metric of one tokenizer, suite and subset over
+time, with the change against the previous run and a note where an input changed (the
+suite's content, the tokenizer file, the backend version, the machine).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from tokbench.errors import InputError, UnknownNameError
+from tokbench.results import Results
+
+DEFAULT_PATH = Path("reports") / "history.sqlite"
+ENV = "TOKBENCH_HISTORY"
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY,
+    git_commit TEXT NOT NULL,
+    created TEXT NOT NULL,
+    machine TEXT NOT NULL,
+    machine_json TEXT,
+    tokbench_version TEXT,
+    complete INTEGER,
+    recorded TEXT,
+    source TEXT,
+    digest TEXT NOT NULL,
+    UNIQUE (git_commit, created, machine, digest)
+);
+CREATE TABLE IF NOT EXISTS measurements (
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    tokenizer TEXT NOT NULL,
+    suite TEXT NOT NULL,
+    subset TEXT NOT NULL,
+    metric TEXT NOT NULL,
+    value,
+    extra TEXT,
+    tokenizer_sha256 TEXT,
+    backend_version TEXT,
+    suite_sha256 TEXT,
+    PRIMARY KEY (run_id, tokenizer, suite, subset, metric)
+);
+CREATE INDEX IF NOT EXISTS series ON measurements (metric, tokenizer, suite, subset);
+"""
+
+
+def history_path(explicit: str | Path | None = None) -> Path:
+    """``explicit``, else ``$TOKBENCH_HISTORY``, else ``reports/history.sqlite``."""
+    if explicit:
+        return Path(explicit)
+    env = os.environ.get(ENV)
+    return Path(env).expanduser() if env else DEFAULT_PATH
+
+
+@dataclass
+class Point:
+    """One run's value of a series, and how it moved since the previous run."""
+
+    run_id: int
+    commit: str
+    created: str
+    machine: str
+    value: Any
+    change: float | None = None  # (value - previous) / |previous|
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = dict(self.__dict__)
+        if d["change"] is not None and not math.isfinite(d["change"]):
+            d["change"] = None  # from zero: JSON has no infinity
+        return d
+
+
+class History:
+    """An open history database (a context manager)."""
+
+    def __init__(self, path: str | Path, create: bool = True) -> None:
+        self.path = Path(path)
+        if not create and not self.path.exists():
+            raise InputError(f"{self.path}: no history here yet; `tokbench run` records every "
+                             f"run there (or pass --history PATH / set {ENV})")
+        if create:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.db = sqlite3.connect(self.path, timeout=30)
+            self.db.execute("PRAGMA foreign_keys = ON")
+            self._check_schema(create)
+        except sqlite3.DatabaseError as e:
+            raise InputError(f"{self.path}: not a tokbench history database ({e}); pass "
+                             "another --history path") from None
+
+    def _check_schema(self, create: bool) -> None:
+        version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        tables = {r[0] for r in self.db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if version > SCHEMA_VERSION:
+            raise InputError(f"{self.path}: history schema version {version} is newer than this "
+                             f"tokbench understands ({SCHEMA_VERSION}); upgrade tokbench")
+        if version == 0 and tables:
+            raise InputError(f"{self.path}: an SQLite database, but not a tokbench history; "
+                             "pass another --history path")
+        if version == 0 and create:
+            with self.db:
+                self.db.executescript(_SCHEMA)
+                self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> History:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    # -- writing ----------------------------------------------------------------------------
+    def record(self, results: Results, source: str | None = None) -> int | None:
+        """Store a run; returns its id, or None when this very run is already stored.
+
+        A run is keyed by commit, time and machine, plus a digest of its results (runs
+        are timed to the second: two runs of one second are told apart by their content).
+        """
+        meta = results.meta
+        machine = meta.get("machine") or {}
+        digest = hashlib.sha256(results.to_json().encode("utf-8")).hexdigest()
+        key = (meta.get("git_commit") or "", meta.get("created") or "",
+               machine.get("hostname") or "", digest)
+        tokenizers = meta.get("tokenizers") or {}
+        suites = meta.get("suites") or {}
+        with self.db:
+            cur = self.db.execute(
+                "INSERT OR IGNORE INTO runs (git_commit, created, machine, digest, machine_json, "
+                "tokbench_version, complete, recorded, source) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (*key, json.dumps(machine, sort_keys=True), meta.get("tokbench_version"),
+                 int(bool(meta.get("complete", True))),
+                 datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), source))
+            if cur.rowcount == 0:
+                return None
+            run_id = int(cur.lastrowid or 0)
+            self.db.executemany(
+                "INSERT OR REPLACE INTO measurements VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(run_id, r.tokenizer, r.suite, r.subset, r.metric, _storable(r.value),
+                  json.dumps(r.extra, sort_keys=True) if r.extra else None,
+                  ((tokenizers.get(r.tokenizer) or {}).get("source") or {}).get("sha256"),
+                  (tokenizers.get(r.tokenizer) or {}).get("backend_version"),
+                  (suites.get(r.suite) or {}).get("sha256"))
+                 for r in results.rows])
+        return run_id
+
+    # -- reading ----------------------------------------------------------------------------
+    def values(self, column: str, **where: str | None) -> list[str]:
+        """Distinct values of ``column`` (tokenizer, suite, subset, metric) under filters."""
+        if column not in ("tokenizer", "suite", "subset", "metric"):
+            raise ValueError(column)
+        clauses = [f"{k} = ?" for k, v in where.items() if v is not None]
+        args = [v for v in where.values() if v is not None]
+        sql = f"SELECT DISTINCT {column} FROM measurements"
+        if clauses:
+            sql += " WHERE " + " AND ".join(clauses)
+        return sorted(r[0] for r in self.db.execute(sql, args))
+
+    def runs(self) -> int:
+        return int(self.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0])
+
+    def trend(self, metric: str, tokenizer: str, suite: str, subset: str = "all",
+              machine: str | None = None, last: int | None = None) -> list[Point]:
+        """One series over time (oldest first), with the change against the previous run."""
+        sql = ("SELECT runs.id, runs.git_commit, runs.created, runs.machine, m.value, "
+               "m.tokenizer_sha256, m.backend_version, m.suite_sha256 "
+               "FROM measurements AS m JOIN runs ON runs.id = m.run_id "
+               "WHERE metric = ? AND tokenizer = ? AND suite = ? AND subset = ?")
+        args: list[Any] = [metric, tokenizer, suite, subset]
+        if machine is not None:
+            sql += " AND runs.machine = ?"
+            args.append(machine)
+        sql += " ORDER BY runs.created, runs.id"
+        found = self.db.execute(sql, args).fetchall()
+        points: list[Point] = []
+        prev: tuple[Any, ...] | None = None
+        for run_id, commit, created, host, value, tok_sha, backend, suite_sha in found:
+            p = Point(run_id, commit, created, host, value)
+            if prev is not None:
+                p_value, p_tok, p_backend, p_suite, p_host = prev
+                p.change = _relative(p_value, value)
+                if p_suite and suite_sha and p_suite != suite_sha:
+                    p.notes.append("suite changed")
+                if p_tok and tok_sha and p_tok != tok_sha:
+                    p.notes.append("tokenizer file changed")
+                if p_backend and backend and p_backend != backend:
+                    p.notes.append(f"backend {p_backend} → {backend}")
+                if p_host != host:
+                    p.notes.append(f"machine {host or '?'}")
+            prev = (value, tok_sha, backend, suite_sha, host)
+            points.append(p)
+        return points[-last:] if last else points
+
+    def resolve(self, column: str, given: str | None, **where: str | None) -> str:
+        """``given`` checked against the stored values (did-you-mean), or the only one stored."""
+        known = self.values(column, **where)
+        scope = ", ".join(f"{k} {v}" for k, v in where.items() if v)
+        if given is not None:
+            if given not in known:
+                raise UnknownNameError(column, given, known,
+                                       hint=f"in {self.path}" + (f" for {scope}" if scope else ""))
+            return given
+        if len(known) == 1:
+            return known[0]
+        if not known:
+            raise InputError(f"{self.path}: no {column} recorded"
+                             + (f" for {scope}" if scope else "") + "; check the names")
+        raise InputError(f"{self.path}: several {column}s recorded"
+                         + (f" for {scope}" if scope else "") + f" ({', '.join(known[:10])}"
+                         + (", …" if len(known) > 10 else "") + f"); pass --{column}")
+
+
+def _storable(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _relative(prev: Any, value: Any) -> float | None:
+    numbers = (int, float)
+    if not isinstance(prev, numbers) or not isinstance(value, numbers):
+        return None
+    if prev == 0:
+        return None if value == 0 else math.copysign(math.inf, value)
+    return (value - prev) / abs(prev)
+
+
+def plot_trend(points: Sequence[Point], path: str | Path, title: str, ylabel: str = "") -> Path:
+    """A line of the series by run (x labelled with short commits) saved as PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    xs = list(range(len(points)))
+    ys = [p.value if isinstance(p.value, (int, float)) else float("nan") for p in points]
+    fig, ax = plt.subplots(figsize=(max(6.0, 0.45 * len(points) + 3), 4), dpi=110)
+    try:
+        ax.plot(xs, ys, marker="o", linewidth=1.5)
+        for x, p in zip(xs, points, strict=True):
+            if p.notes:  # an input changed: values before and after are not the same quantity
+                ax.axvline(x - 0.5, color="grey", linestyle=":", linewidth=1)
+                ax.annotate(", ".join(p.notes), (x - 0.5, 1.0), xycoords=("data", "axes fraction"),
+                            rotation=90, va="top", ha="right", fontsize=7, color="grey")
+        ax.set_xticks(xs)
+        ax.set_xticklabels([(p.commit or "?")[:8] for p in points], rotation=45, ha="right",
+                           fontsize=8)
+        ax.set_title(title)
+        ax.set_ylabel(ylabel)
+        ax.set_xlabel("commit (oldest first)")
+        ax.grid(alpha=0.3)
+        fig.tight_layout()
+        fig.savefig(path)
+    finally:
+        plt.close(fig)
+    return path
+
+
+__all__ = ["DEFAULT_PATH", "ENV", "History", "Point", "history_path", "plot_trend"]
