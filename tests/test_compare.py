@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import time
-import types
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -189,25 +187,12 @@ class _Repeat(Tokenizer):
         return self.inner.backend_version()
 
 
-@pytest.fixture
-def thread_clock(monkeypatch):
-    """Time the repeats in this thread's CPU time.
-
-    Test machines run other jobs at the same time; wall-clock repeats then measure the
-    neighbours. The encode is single-threaded, so its CPU time is the work it does; the
-    decision rule (threshold and sample ranges) is what these tests are about.
-    """
-    import tokbench.metrics.throughput as throughput
-
-    monkeypatch.setattr(throughput, "time", types.SimpleNamespace(perf_counter=time.thread_time))
-
-
 def _throughput_run(tok: Tokenizer, suite: Suite) -> Results:
     settings = Settings(throughput_repeats=5, throughput_subsets=False)
     return run([tok], [suite], ["throughput"], settings=settings)
 
 
-def test_twofold_slowdown_is_worse_and_honest_reruns_are_not(bpe_files, parallel, thread_clock):
+def test_twofold_slowdown_is_worse_and_honest_reruns_are_not(bpe_files, parallel):
     """Real timings, 5 repeats a run: 20 comparisons of honest reruns raise no alarm.
 
     A shared machine can change speed by a third between two runs (another job starts,

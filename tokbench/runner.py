@@ -322,7 +322,7 @@ def _premium_rows(tok: Tokenizer, suite: Suite, counts: Any, settings: Settings,
 def _throughput_rows(tok: Tokenizer, suite: Suite, subsets: dict[str, np.ndarray],
                      settings: Settings, timings: Timings) -> list[Row]:
     """Throughput of the whole suite (a sample of it) and, for parallel suites, per language."""
-    from tokbench.metrics.throughput import measure_throughput
+    from tokbench.metrics.throughput import CLOCK, measure_throughput
 
     t0 = time.perf_counter()
     rows = []
@@ -337,7 +337,7 @@ def _throughput_rows(tok: Tokenizer, suite: Suite, subsets: dict[str, np.ndarray
             tp = None  # a document that fails to encode is already recorded as a failure
         if tp is None:
             continue
-        extra = {"spread": tp.spread, "repeats": tp.repeats, "threads": 1,
+        extra = {"spread": tp.spread, "repeats": tp.repeats, "threads": 1, "clock": CLOCK,
                  "samples": list(tp.samples), "bytes": tp.nbytes}
         rows.append(Row(tok.name, suite.name, subset, "throughput_mb_s", tp.mb_s, dict(extra)))
         rows.append(Row(tok.name, suite.name, subset, "throughput_tokens_s", tp.tokens_s,
