@@ -210,7 +210,8 @@ def test_invalid_utf8_names_byte_offset_and_fix(tmp_path: Path) -> None:
         load_suite(f"manifest:{root}")
     assert str(err.value) == (
         f"{root / 'jpn_Jpan.txt'}: invalid UTF-8 at byte 4 (line 2, bytes ff); fix the file, "
-        'or pass errors="replace" to replace bad bytes with U+FFFD or errors="skip" to skip '
+        'or add ?errors=replace to the suite spec (errors="replace" in Python) to replace bad '
+        'bytes with U+FFFD, or ?errors=skip to skip '
         "the lines that hold them")
     replaced = load_suite(f"manifest:{root}", errors="replace")
     assert [d.text for d in replaced if d.lang == "jpn_Jpan"] == ["日", "\ufffd\ufffdok", "三"]

@@ -34,8 +34,8 @@ def check_errors(errors: str) -> str:
 
 
 def _fix(errors_hint: str) -> str:
-    return (f"fix the file, or pass errors=\"replace\" to replace bad bytes with U+FFFD "
-            f"or errors=\"skip\" to skip {errors_hint}")
+    return (f"fix the file, or add ?errors=replace to the suite spec (errors=\"replace\" in "
+            f"Python) to replace bad bytes with U+FFFD, or ?errors=skip to skip {errors_hint}")
 
 
 @dataclass
