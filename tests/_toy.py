@@ -48,8 +48,8 @@ class ToyTokenizer(Tokenizer):
         return ids
 
     def decode(self, ids: Sequence[int]) -> str:
-        return "".join("\ufffd" if t == self._unk else self.lossy.get(self.pieces[t], self.pieces[t])
-                       for t in ids)
+        return "".join("\ufffd" if t == self._unk
+                       else self.lossy.get(self.pieces[t], self.pieces[t]) for t in ids)
 
     def token_bytes(self, token_id: int) -> bytes:
         return b"" if token_id == self._unk else self.pieces[token_id].encode("utf-8")

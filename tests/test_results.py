@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from _toy import ToyTokenizer
+
 from tokbench.errors import InputError
 from tokbench.metrics import metric_info
 from tokbench.render.markdown import render_markdown

@@ -1,0 +1,199 @@
+"""``tokbench sweep``: train a tokenizer at several vocabulary sizes, evaluate, recommend one."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+HELP = ("train at several vocabulary sizes, evaluate each on held-out suites and recommend a "
+        "size; writes sweep.json, sweep.md and plots")
+
+DEFAULT_OUT = "reports/sweep"
+DEFAULT_EVAL = "multilingual"
+
+
+def _percent(text: str) -> float:
+    from tokbench.errors import InputError
+
+    raw = text.strip().rstrip("%")
+    try:
+        value = float(raw) / 100.0
+    except ValueError:
+        raise InputError(f"--within {text!r} is not a percentage like 2%") from None
+    return value
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    from tokbench.commands.train import add_training_options
+
+    p.add_argument("--sizes", default="1k,2k,4k,8k,16k,32k,64k",
+                   help="increasing vocabulary sizes (k = 1024; default 1k,...,64k)")
+    p.add_argument("--eval", action="append", metavar="SUITES",
+                   help=f"held-out suites, comma-separated or repeated (default: {DEFAULT_EVAL})")
+    p.add_argument("--out", "-o", default=DEFAULT_OUT,
+                   help=f"output folder; finished sizes in it are reused (default: {DEFAULT_OUT})")
+    p.add_argument("--within", type=_percent, default=0.02, metavar="X%",
+                   help="recommend the smallest size within X%% of the best bytes per token "
+                        "for every language (default: 2%%)")
+    p.add_argument("--d-model", type=int, default=4096,
+                   help="model width for the parameter cost (default 4096)")
+    p.add_argument("--tied", action="store_true",
+                   help="input and output embeddings are tied (one vocab x d_model matrix)")
+    p.add_argument("--metrics", "-m",
+                   help="metric families (default: compression, fertility, premium, roundtrip, "
+                        "unknown, vocab_use)")
+    p.add_argument("--workers", type=int, default=2,
+                   help="processes training sizes in parallel (not byte-level BPE; default 2)")
+    p.add_argument("--no-plots", action="store_true", help="do not write PNG plots")
+    add_training_options(p, algos=("bpe", "unigram"))
+
+
+def _csv(values: list[str] | None) -> list[str]:
+    return [v.strip() for item in values or [] for v in item.split(",") if v.strip()]
+
+
+def split_suite_specs(values: list[str] | None) -> list[str]:
+    """Comma-separated suite specs; a comma inside a spec's ``?options`` stays in it.
+
+    ``"flores200?languages=eng_Latn,deu_Latn,multilingual"`` -> the FLORES spec with two
+    languages, then ``multilingual``: a piece continues the previous spec when that has
+    options and the piece is neither a suite name nor a ``scheme:`` spec.
+    """
+    from tokbench.suites import SUITES
+
+    names = set(SUITES.names())
+    specs: list[str] = []
+    for item in values or []:
+        for piece in (x.strip() for x in item.split(",")):
+            if not piece:
+                continue
+            if specs and "?" in specs[-1] and piece not in names and ":" not in piece \
+                    and "?" not in piece:
+                specs[-1] += "," + piece
+            else:
+                specs.append(piece)
+    return specs
+
+
+def main(args: argparse.Namespace) -> int:
+    from rich.markup import escape
+
+    from tokbench.commands.train import config_from_args, use_threads
+    from tokbench.console import console, err_console
+    from tokbench.render.sweep import recommendation_text, write_sweep_outputs
+    from tokbench.suites import load_suite
+    from tokbench.sweep import SWEEP_METRICS, SweepConfig, check_sizes, parse_sizes, sweep
+    from tokbench.train import load_corpus, minimum_vocab
+
+    sizes = parse_sizes(args.sizes)
+    train_config = config_from_args(args, sizes[-1])
+    use_threads(train_config.threads)
+    check_sizes(sizes, minimum_vocab(train_config))  # the corpus's alphabet is checked later
+    metrics = tuple(_csv([args.metrics])) if args.metrics else SWEEP_METRICS
+    config = SweepConfig(sizes=tuple(sizes), train=train_config, within=args.within,
+                         d_model=args.d_model, tied=args.tied, metrics=metrics,
+                         workers=max(1, args.workers))
+    out = Path(args.out)
+    err = err_console()
+    with err.status("loading the corpus and evaluation suites…"):
+        corpus = load_corpus(args.corpus)
+        suites = [load_suite(s) for s in split_suite_specs(args.eval) or [DEFAULT_EVAL]]
+    with _Progress(len(sizes)) as prog:
+        run = sweep(corpus, suites, config, out, progress=prog.event)
+    files = [run.path, *write_sweep_outputs(run.results, out, plots=not args.no_plots)]
+    con = console()
+    _print_tables(con, run.results)
+    several = len(run.results.meta.get("suites", {})) > 1
+    con.print(recommendation_text(run.results.meta["sweep"], several).replace("**", ""),
+              highlight=False)
+    con.print("wrote " + ", ".join(escape(str(f)) for f in files), highlight=False)
+    return 0
+
+
+class _Progress:
+    """Training and evaluation progress on stderr; overlap warnings as they are found."""
+
+    def __init__(self, sizes: int) -> None:
+        self.sizes = sizes
+
+    def __enter__(self) -> _Progress:
+        from tokbench.console import progress
+
+        self._p = progress()
+        self._p.__enter__()
+        self._train = self._p.add_task("training", total=self.sizes)
+        self._eval: Any = None
+        return self
+
+    def event(self, name: str, info: dict[str, Any]) -> None:
+        from rich.markup import escape
+
+        p = self._p
+        if name == "overlap":
+            p.console.print(f"[yellow]warning: {info['overlapping']:,} of {info['documents']:,} "
+                            f"documents of {escape(info['suite'])} also occur in the training "
+                            "corpus (same normalized text); they are not held-out[/]",
+                            highlight=False)
+        elif name == "size_start":
+            p.update(self._train, description=f"training {info['name']}")
+        elif name == "size_done":
+            p.advance(self._train)
+            seconds = f" in {info['seconds']:.1f} s" if info.get("seconds") else ""
+            p.console.print(f"{escape(info['name'])}: {info['how']}{seconds}", highlight=False)
+        elif name == "size_failed":
+            p.advance(self._train)
+            p.console.print(f"[yellow]{escape(info['name'])}: {escape(info['error'])}[/]",
+                            highlight=False)
+        elif name == "start":
+            p.update(self._train, description="trained")
+            self._eval = p.add_task("evaluating", total=info["units"])
+        elif name == "unit" and self._eval is not None:
+            p.update(self._eval, description=f"{info['tokenizer']} · {info['suite']}")
+        elif name == "advance" and self._eval is not None:
+            p.advance(self._eval, info.get("steps", 1))
+
+    def __exit__(self, *exc: object) -> None:
+        self._p.__exit__(None, None, None)
+
+
+def _print_tables(con: Any, results: Any) -> None:
+    """Bytes per token of every size on each suite's "all" and its worst languages, then cost."""
+    from rich.table import Table
+
+    from tokbench.render.sweep import sweep_tables
+    from tokbench.sweep import size_label
+
+    t = sweep_tables(results)
+    rec = int(t.sweep["recommendation"]["size"])
+    table = Table(title="bytes per token (higher is better); gain of each doubling",
+                  title_justify="left")
+    table.add_column("language")
+    for s in t.sizes:
+        table.add_column(("* " if s == rec else "") + size_label(s), justify="right")
+    shown = list(t.bytes_per_token.items())
+    if len(shown) > 16:  # "all" rows and the languages that gain most from the largest size
+        heads = [kv for kv in shown if kv[0].endswith("all")]
+        rest = sorted((kv for kv in shown if not kv[0].endswith("all")),
+                      key=lambda kv: -(max(kv[1].values()) / min(kv[1].values())))
+        shown = heads + rest[:12]
+    for g, values in shown:
+        cells = []
+        for s in t.sizes:
+            v = values.get(s)
+            gain = t.gains.get(g, {}).get(s)
+            cells.append("–" if v is None else f"{v:.2f}" + (f" ({gain:+.0f}%)"
+                                                             if gain is not None else ""))
+        table.add_row(g, *cells)
+    con.print(table)
+    cost = Table(title="cost", title_justify="left")
+    for col in ("size", "params (M)", "tokens / 1M bytes", "saved vs smallest", "this step"):
+        cost.add_column(col, justify="right")
+    for c in t.sweep.get("cost", []):
+        cost.add_row(("* " if c["size"] == rec else "") + size_label(c["size"]),
+                     f"{c['params'] / 1e6:,.1f}", f"{c['tokens_per_mb']:,.0f}",
+                     f"{c['saved_vs_smallest_pct']:.1f}%" if c["saved_vs_smallest_pct"]
+                     is not None else "–",
+                     f"{c['saved_vs_previous_pct']:.1f}%" if c["saved_vs_previous_pct"]
+                     is not None else "–")
+    con.print(cost)

@@ -1,0 +1,596 @@
+"""Choosing a vocabulary size: train one tokenizer per size, evaluate them all, recommend one.
+
+``sweep(corpus, eval_suites, config, out)`` trains a tokenizer at each size, evaluates
+every size with ``tokbench.runner.run`` on held-out suites, and recommends a size by a
+stated rule next to its cost (embedding and output-layer parameters against the sequence
+length saved). Everything it finds goes into ``sweep.json`` (the Results schema: one
+tokenizer per size, named like ``bpe-8k``, and ``meta["sweep"]``); ``tokbench.render.sweep``
+draws the tables and plots from that file.
+
+Byte-level BPE is trained once, at the largest size; each smaller vocabulary is cut from
+it (``tokbench.train.derive_bytelevel``). Other algorithms are trained per size, two sizes
+at a time in worker processes. Finished sizes are kept in ``OUT/tokenizers/<name>/`` under
+a key of corpus hash, settings, size and trainer version, and reused by the next run; the
+evaluation is checkpointed to ``OUT/sweep.json`` after every (size, suite) unit.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import itertools
+import json
+import math
+import os
+import re
+import unicodedata
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tokbench.errors import InputError
+from tokbench.results import Results
+from tokbench.train import (
+    Corpus,
+    CorpusTooSmallError,
+    TrainConfig,
+    Trained,
+    TrainedModel,
+    base_vocab,
+    bytelevel_prefix_limit,
+    derive_bytelevel,
+    json_vocab_size,
+    minimum_vocab,
+    read_sidecar,
+    save_model,
+    too_small,
+    train_model,
+)
+
+if TYPE_CHECKING:
+    from tokbench.suites.model import Suite
+
+SWEEP_METRICS = ("compression", "fertility", "premium", "roundtrip", "unknown", "vocab_use")
+DEFAULT_SIZES = tuple(1024 << k for k in range(7))  # 1k .. 64k
+DEFAULT_WITHIN = 0.02
+DEFAULT_D_MODEL = 4096
+MIN_OVERLAP_LINE = 32  # characters; shorter lines ("}", "1.") match by chance
+RESULTS_FILE = "sweep.json"
+ALL = "all"
+
+ProgressFn = Callable[[str, dict[str, Any]], None]
+
+_SIZE = re.compile(r"^(\d+(?:\.\d+)?)\s*([kKmM]?)$")
+
+
+def parse_size(text: str) -> int:
+    """``"8k"`` -> 8192, ``"1m"`` -> 1048576, ``"32000"`` -> 32000 (k = 1024, so sizes
+    double exactly)."""
+    m = _SIZE.match(text.strip())
+    if not m:
+        raise InputError(f"vocabulary size {text.strip()!r} is not a number like 8k or 32000")
+    value = float(m.group(1)) * {"": 1, "k": 1024, "m": 1024 * 1024}[m.group(2).lower()]
+    if value != int(value) or value < 1:
+        raise InputError(f"vocabulary size {text.strip()!r} is not a whole number of tokens")
+    return int(value)
+
+
+def parse_sizes(text: str) -> list[int]:
+    """``"1k,2k,4k"`` -> ``[1024, 2048, 4096]``."""
+    items = [t for t in text.split(",") if t.strip()]
+    if not items:
+        raise InputError("--sizes is empty; give sizes like 1k,2k,4k,8k")
+    return [parse_size(t) for t in items]
+
+
+def size_label(size: int) -> str:
+    """``8192`` -> ``"8k"``; sizes that are not whole multiples of 1024 stay digits."""
+    return f"{size // 1024}k" if size % 1024 == 0 else str(size)
+
+
+def tokenizer_name(algo: str, size: int) -> str:
+    return f"{algo}-{size_label(size)}"
+
+
+def check_sizes(sizes: Sequence[int], floor: int, what: str = "the alphabet") -> None:
+    """Sizes must increase and none may be below ``floor`` (one-line InputError naming it)."""
+    if not sizes:
+        raise InputError("no vocabulary sizes; give --sizes like 1k,2k,4k")
+    for prev, cur in itertools.pairwise(sizes):
+        if cur <= prev:
+            raise InputError(f"--sizes must increase: {size_label(cur)} ({cur:,}) comes after "
+                             f"{size_label(prev)} ({prev:,})")
+    for s in sizes:
+        if s < floor:
+            raise InputError(f"vocabulary size {size_label(s)} ({s:,}) is below {what} "
+                             f"({floor:,}); use sizes of at least {floor:,}")
+
+
+@dataclass(frozen=True)
+class SweepConfig:
+    """What to train, what to measure, and how to choose."""
+
+    sizes: tuple[int, ...] = DEFAULT_SIZES
+    train: TrainConfig = field(default_factory=TrainConfig)
+    within: float = DEFAULT_WITHIN
+    d_model: int = DEFAULT_D_MODEL
+    tied: bool = False
+    metrics: tuple[str, ...] = SWEEP_METRICS
+    workers: int = 2
+
+    def rule(self) -> str:
+        return (f"the smallest size whose bytes per token is within {_pct(self.within)} of the "
+                "best size's for every language (every subset of every evaluation suite)")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"sizes": list(self.sizes), "train": self.train.to_dict(),
+                "within": self.within, "d_model": self.d_model, "tied": self.tied,
+                "metrics": list(self.metrics)}
+
+
+def _pct(x: float) -> str:
+    return f"{x * 100:g}%"
+
+
+# -- overlap between training and evaluation text ---------------------------------------------
+
+
+def normalize_for_overlap(text: str) -> str:
+    """NFKC, case-folded, whitespace collapsed: the same sentence re-typed matches."""
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def _digest(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=12).digest()
+
+
+def overlap_report(train_texts: Sequence[str], suites: Sequence[Suite]) -> list[dict[str, Any]]:
+    """Per evaluation suite: how many of its documents also occur in the training text.
+
+    A document overlaps when its normalized text equals a training document or a
+    training line, or one of its lines of at least ``MIN_OVERLAP_LINE`` characters
+    equals one (content hashes, so a 20 MB corpus costs seconds).
+    """
+    seen: set[bytes] = set()
+    for t in train_texts:
+        seen.add(_digest(normalize_for_overlap(t)))
+        if "\n" in t:
+            for line in t.split("\n"):
+                n = normalize_for_overlap(line)
+                if len(n) >= MIN_OVERLAP_LINE:
+                    seen.add(_digest(n))
+    out = []
+    for suite in suites:
+        hits = []
+        for d in suite.documents:
+            whole = normalize_for_overlap(d.text)
+            found = _digest(whole) in seen
+            if not found and "\n" in d.text:
+                for line in d.text.split("\n"):
+                    n = normalize_for_overlap(line)
+                    if len(n) >= MIN_OVERLAP_LINE and _digest(n) in seen:
+                        found = True
+                        break
+            if found:
+                hits.append(d.id)
+        out.append({"suite": suite.name, "documents": len(suite.documents),
+                    "overlapping": len(hits), "examples": hits[:3]})
+    return out
+
+
+# -- training every size ----------------------------------------------------------------------
+
+
+@dataclass
+class SizeResult:
+    """One size of a sweep on disk; ``how`` is "trained", "derived" or "reused"."""
+
+    size: int
+    name: str
+    trained: Trained
+    how: str
+
+
+def cache_key(corpus_sha256: str, config: TrainConfig, size: int) -> str:
+    """What a trained size depends on: corpus, settings (but the size), size, trainer version."""
+    c = config.resolved()
+    settings = {k: v for k, v in c.to_dict().items() if k not in ("vocab_size", "threads")}
+    blob = json.dumps({"corpus": corpus_sha256, "settings": settings, "size": size,
+                       "trainer": _trainer_version(c.backend)}, sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def _trainer_version(backend: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return f"{backend}=={version(backend)}"
+    except PackageNotFoundError:
+        return backend
+
+
+def size_dir(out: Path, name: str) -> Path:
+    return out / "tokenizers" / name
+
+
+def _model_file(out: Path, name: str, backend: str) -> Path:
+    return size_dir(out, name) / ("tokenizer.json" if backend == "tokenizers"
+                                  else "tokenizer.model")
+
+
+def _cached(path: Path, key: str) -> Trained | None:
+    """The finished size at ``path`` if its sidecar has ``key`` and the file is intact."""
+    info = read_sidecar(path)
+    if info is None or info.get("cache_key") != key or not path.is_file():
+        return None
+    if hashlib.sha256(path.read_bytes()).hexdigest() != info.get("sha256"):
+        return None
+    return Trained(path, path.with_name(path.stem + ".train.json"), info)
+
+
+def train_sizes(corpus: Corpus, config: SweepConfig, out: str | Path,
+                progress: ProgressFn | None = None) -> list[SizeResult]:
+    """Train (or reuse) every size of ``config.sizes`` into ``OUT/tokenizers/``.
+
+    Finished sizes are saved as they finish; sizes the corpus cannot reach raise
+    ``CorpusTooSmallError`` after the reachable ones are saved.
+    """
+    notify = progress or (lambda event, info: None)
+    out_dir = Path(out)
+    base = config.train.resolved()
+    sizes = list(config.sizes)
+    texts = corpus.texts
+    floor = minimum_vocab(base, texts)
+    check_sizes(sizes, floor, "the alphabet (256 bytes and special tokens)" if base.byte_level
+                else "the alphabet (every character of the corpus and special pieces)")
+    corpus_info = corpus.describe()
+    done: dict[int, SizeResult] = {}
+    keys = {s: cache_key(corpus.sha256, base, s) for s in sizes}
+    for s in sizes:
+        name = tokenizer_name(base.algo, s)
+        hit = _cached(_model_file(out_dir, name, base.backend), keys[s])
+        if hit is not None:
+            done[s] = SizeResult(s, name, hit, "reused")
+            notify("size_done", {"size": s, "name": name, "how": "reused"})
+    missing = [s for s in sizes if s not in done]
+    if missing and base.derivable:
+        _derive_sizes(corpus, base, sizes, missing, keys, out_dir, corpus_info, done, notify)
+    elif missing:
+        _train_in_workers(corpus, base, config.workers, missing, keys, out_dir, corpus_info,
+                          done, notify)
+    return [done[s] for s in sizes]
+
+
+def _save_size(model: TrainedModel, out_dir: Path, size: int, key: str,
+               corpus_info: dict[str, Any], extra: dict[str, Any] | None = None) -> Trained:
+    name = tokenizer_name(model.config.algo, size)
+    path = _model_file(out_dir, name, model.config.backend)
+    return save_model(model, path, corpus_info, {"cache_key": key, **(extra or {})})
+
+
+def _derive_sizes(corpus: Corpus, base: TrainConfig, sizes: list[int], missing: list[int],
+                  keys: dict[int, str], out_dir: Path, corpus_info: dict[str, Any],
+                  done: dict[int, SizeResult], notify: ProgressFn) -> None:
+    """Byte-level BPE: train once at the largest size, cut the others from it."""
+    top = sizes[-1]
+    top_name = tokenizer_name(base.algo, top)
+    if top in done:
+        spec = json.loads(done[top].trained.path.read_text(encoding="utf-8"))
+        seconds, version = 0.0, str(done[top].trained.info["trainer"].get("version", ""))
+    else:
+        notify("size_start", {"size": top, "name": top_name, "how": "trained"})
+        model = train_model(corpus, dataclasses.replace(base, vocab_size=top),
+                            require_size=False)
+        spec, seconds, version = model.json_spec or {}, model.seconds, model.library_version
+        if model.vocab_size >= top:
+            trained = _save_size(model, out_dir, top, keys[top], corpus_info)
+            done[top] = SizeResult(top, top_name, trained, "trained")
+            notify("size_done", {"size": top, "name": top_name, "how": "trained",
+                                 "seconds": model.seconds})
+    got = json_vocab_size(spec)
+    limit = bytelevel_prefix_limit(spec)
+    unreachable = [s for s in sizes if s > got]
+    source = ({"vocab_size": top, "sha256": done[top].trained.info["sha256"]} if top in done
+              else {"vocab_size": got, "sha256": None})
+    for s in missing:
+        if s in done or s in unreachable:
+            continue
+        name = tokenizer_name(base.algo, s)
+        if s <= limit:
+            cut = derive_bytelevel(spec, s)
+            model = TrainedModel(dataclasses.replace(base, vocab_size=s), json_spec=cut,
+                                 library="tokenizers", library_version=version)
+            trained = _save_size(model, out_dir, s, keys[s], corpus_info, {
+                "derived_from": {**source, "trainer_seconds": round(seconds, 3)}})
+            done[s] = SizeResult(s, name, trained, "derived")
+            notify("size_done", {"size": s, "name": name, "how": "derived"})
+        else:  # beyond the exact prefix (never seen in practice): train this size directly
+            notify("size_start", {"size": s, "name": name, "how": "trained"})
+            model = train_model(corpus, dataclasses.replace(base, vocab_size=s))
+            trained = _save_size(model, out_dir, s, keys[s], corpus_info)
+            done[s] = SizeResult(s, name, trained, "trained")
+            notify("size_done", {"size": s, "name": name, "how": "trained",
+                                 "seconds": model.seconds})
+    if unreachable:
+        raise too_small(corpus.label, base, got, unreachable, base_vocab(base))
+
+
+# worker processes: the corpus is sent once per worker, not once per size
+_WORKER_TEXTS: list[str] = []
+
+
+def _init_worker(texts: list[str], threads: int) -> None:
+    global _WORKER_TEXTS
+    _WORKER_TEXTS = texts
+    # tokenizers sizes its thread pool from this when first used (not yet in a new process);
+    # the workers share the cores
+    os.environ["RAYON_NUM_THREADS"] = str(threads)
+
+
+def _train_worker(config: dict[str, Any], size: int, key: str, out_dir: str,
+                  corpus_info: dict[str, Any], label: str) -> dict[str, Any]:
+    """Train one size in a worker and save it; returns the sidecar (or the error)."""
+    from tokbench.train import corpus_from_texts
+
+    cfg = TrainConfig.from_dict(config)
+    corp = corpus_from_texts(_WORKER_TEXTS, label, corpus_info["sha256"])
+    try:
+        model = train_model(corp, dataclasses.replace(cfg, vocab_size=size))
+    except CorpusTooSmallError as e:
+        return {"error": str(e), "max_vocab": e.max_vocab}
+    trained = _save_size(model, Path(out_dir), size, key, corpus_info)
+    return trained.info
+
+
+def _train_in_workers(corpus: Corpus, base: TrainConfig, workers: int, missing: list[int],
+                      keys: dict[int, str], out_dir: Path, corpus_info: dict[str, Any],
+                      done: dict[int, SizeResult], notify: ProgressFn) -> None:
+    """Train each missing size in its own process, ``workers`` at a time."""
+    import multiprocessing
+
+    per_worker = dataclasses.replace(base, threads=max(1, base.threads // max(workers, 1)))
+    failed: dict[int, int] = {}
+    ctx = multiprocessing.get_context("spawn")  # never fork a process that ran Rayon/spm threads
+    pool = ProcessPoolExecutor(max_workers=max(1, min(workers, len(missing))), mp_context=ctx,
+                               initializer=_init_worker,
+                               initargs=(corpus.texts, per_worker.threads))
+    try:
+        futures: dict[Future[dict[str, Any]], int] = {}
+        for s in missing:
+            name = tokenizer_name(base.algo, s)
+            notify("size_start", {"size": s, "name": name, "how": "trained"})
+            futures[pool.submit(_train_worker, per_worker.to_dict(), s, keys[s], str(out_dir),
+                                corpus_info, corpus.label)] = s
+        pending = set(futures)
+        while pending:
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                s = futures[fut]
+                info = fut.result()
+                name = tokenizer_name(base.algo, s)
+                if "error" in info:
+                    failed[s] = int(info["max_vocab"])
+                    notify("size_failed", {"size": s, "name": name, "error": info["error"]})
+                    continue
+                path = _model_file(out_dir, name, base.backend)
+                trained = Trained(path, path.with_name(path.stem + ".train.json"), info)
+                done[s] = SizeResult(s, name, trained, "trained")
+                notify("size_done", {"size": s, "name": name, "how": "trained",
+                                     "seconds": info["trainer"]["seconds"]})
+    except BaseException:
+        _stop_pool(pool)
+        raise
+    pool.shutdown(wait=True)
+    if failed:
+        raise too_small(corpus.label, base, min(failed.values()), sorted(failed))
+
+
+def _stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Cancel queued sizes and end running workers (an interrupted sweep keeps only the
+    sizes that were saved; a worker left running would still write its size later)."""
+    terminate = getattr(pool, "terminate_workers", None)  # Python 3.14+
+    if terminate is not None:
+        terminate()
+        return
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in processes:
+        proc.terminate()
+    for proc in processes:
+        proc.join(timeout=5)
+
+
+# -- evaluation and the recommendation --------------------------------------------------------
+
+
+def load_sizes(sizes: Sequence[SizeResult]) -> list[Any]:
+    """The trained sizes as tokbench tokenizers, named like ``bpe-8k``."""
+    from tokbench.train import load_trained
+
+    return [load_trained(s.trained.path, name=s.name) for s in sizes]
+
+
+def write_json_atomic(results: Results, path: Path) -> Path:
+    from tokbench.train import write_atomic
+
+    write_atomic(path, results.to_json().encode("utf-8"))
+    return path
+
+
+def evaluate(sizes: Sequence[SizeResult], suites: Sequence[Suite], config: SweepConfig,
+             out: str | Path, progress: ProgressFn | None = None) -> Results:
+    """Run every size on ``suites`` (checkpointed to ``OUT/sweep.json``; finished units of an
+    earlier run with the same files and suites are reused)."""
+    from tokbench.runner import Settings, run
+
+    target = Path(out) / RESULTS_FILE
+    resume = None
+    if target.is_file():
+        try:
+            resume = Results.load(target)
+        except InputError:
+            resume = None
+    return run(load_sizes(sizes), list(suites), list(config.metrics), settings=Settings(),
+               on_unit=lambda r: write_json_atomic(r, target), progress=progress,
+               resume=resume)
+
+
+def groups_of(results: Results) -> list[tuple[str, str]]:
+    """(suite, subset) pairs the rule looks at: every subset but "all" (or "all" alone)."""
+    pairs: list[tuple[str, str]] = []
+    for suite in results.meta.get("suites", {}):
+        subs = sorted({r.subset for r in results.rows if r.suite == suite
+                       and r.metric == "bytes_per_token"} - {ALL})
+        pairs += [(suite, s) for s in subs] or [(suite, ALL)]
+    return pairs
+
+
+def metric_by_size(results: Results, names: dict[str, int], metric: str
+                   ) -> dict[tuple[str, str], dict[int, float]]:
+    """``{(suite, subset): {size: value}}`` for one metric."""
+    out: dict[tuple[str, str], dict[int, float]] = {}
+    for r in results.rows:
+        if r.metric == metric and r.tokenizer in names and isinstance(r.value, (int, float)):
+            out.setdefault((r.suite, r.subset), {})[names[r.tokenizer]] = float(r.value)
+    return out
+
+
+def gains(values: dict[int, float], sizes: Sequence[int]) -> dict[int, float]:
+    """% change of a metric from the previous size (first size: none)."""
+    out = {}
+    for prev, cur in itertools.pairwise(sizes):
+        if prev in values and cur in values and values[prev]:
+            out[cur] = (values[cur] / values[prev] - 1.0) * 100.0
+    return out
+
+
+def recommend(bpt: dict[tuple[str, str], dict[int, float]], groups: Sequence[tuple[str, str]],
+              sizes: Sequence[int], within: float) -> dict[str, Any]:
+    """The smallest size within ``within`` of each group's best bytes per token.
+
+    Returns the size, the groups that rule out the next smaller size (with how far below
+    their best they are there) and each size's worst group. If no size meets the rule
+    for every group (a curve that falls again), the size with the smallest worst
+    shortfall is returned and ``met`` is False.
+    """
+    best = {g: max(bpt[g].values()) for g in groups if bpt.get(g)}
+    shortfall: dict[int, dict[tuple[str, str], float]] = {}
+    for s in sizes:
+        shortfall[s] = {g: (1.0 - bpt[g][s] / best[g]) for g in best if s in bpt[g]}
+    chosen = next((s for s in sizes if shortfall[s]
+                   and all(v <= within + 1e-12 for v in shortfall[s].values())), None)
+    met = chosen is not None
+    if chosen is None:
+        chosen = min(sizes, key=lambda s: max(shortfall[s].values(), default=math.inf))
+    idx = list(sizes).index(chosen)
+    binding: list[dict[str, Any]] = []
+    if met and idx > 0:
+        prev = sizes[idx - 1]
+        binding = [{"suite": g[0], "subset": g[1], "size": prev,
+                    "below_best_pct": round(v * 100, 3)}
+                   for g, v in sorted(shortfall[prev].items(), key=lambda kv: -kv[1])
+                   if v > within + 1e-12]
+    worst = {s: (max(shortfall[s].items(), key=lambda kv: kv[1]) if shortfall[s] else None)
+             for s in sizes}
+    return {
+        "size": chosen, "met": met, "within": within, "binding": binding,
+        "worst": {str(s): ({"suite": w[0][0], "subset": w[0][1],
+                            "below_best_pct": round(w[1] * 100, 3)} if w else None)
+                  for s, w in worst.items()},
+    }
+
+
+def cost_table(results: Results, names: dict[str, int], sizes: Sequence[int], d_model: int,
+               tied: bool) -> list[dict[str, Any]]:
+    """Per size: embedding (+ output layer unless tied) parameters against tokens per
+    1M bytes of all evaluation text, and what each size saves against the smallest."""
+    suite_bytes = {s: int(d.get("bytes", 0)) for s, d in results.meta.get("suites", {}).items()}
+    tokens: dict[int, int] = {}
+    for r in results.rows:
+        if r.metric == "tokens" and r.subset == ALL and r.tokenizer in names \
+                and isinstance(r.value, (int, float)):
+            tokens[names[r.tokenizer]] = tokens.get(names[r.tokenizer], 0) + int(r.value)
+    total_bytes = sum(suite_bytes.values())
+    matrices = 1 if tied else 2
+    rows = []
+    first = sizes[0]
+    for i, s in enumerate(sizes):
+        if s not in tokens or not total_bytes:
+            continue
+        per_m = tokens[s] * 1e6 / total_bytes
+        first_per_m = tokens.get(first, 0) * 1e6 / total_bytes
+        prev_per_m = tokens.get(sizes[i - 1], 0) * 1e6 / total_bytes if i else None
+        rows.append({
+            "size": s, "name": tokenizer_name_from(names, s),
+            "params": s * d_model * matrices,
+            "extra_params": (s - first) * d_model * matrices,
+            "tokens_per_mb": per_m,
+            "saved_vs_smallest_pct": (1 - per_m / first_per_m) * 100 if first_per_m else None,
+            "saved_vs_previous_pct": (1 - per_m / prev_per_m) * 100 if prev_per_m else None,
+        })
+    return rows
+
+
+def tokenizer_name_from(names: dict[str, int], size: int) -> str:
+    return next(n for n, s in names.items() if s == size)
+
+
+def analyze(results: Results, config: SweepConfig, names: dict[str, int]) -> dict[str, Any]:
+    """The recommendation and the cost view, from the rows."""
+    sizes = [s for s in config.sizes if s in names.values()]
+    bpt = metric_by_size(results, names, "bytes_per_token")
+    rec = recommend(bpt, groups_of(results), sizes, config.within)
+    rec["name"] = tokenizer_name_from(names, rec["size"])
+    return {"recommendation": rec,
+            "cost": cost_table(results, names, sizes, config.d_model, config.tied)}
+
+
+# -- the whole sweep --------------------------------------------------------------------------
+
+
+@dataclass
+class SweepRun:
+    """A finished sweep: the results (with ``meta["sweep"]``) and the trained sizes."""
+
+    results: Results
+    sizes: list[SizeResult]
+    overlap: list[dict[str, Any]]
+    path: Path
+
+
+def sweep(corpus: Corpus, eval_suites: Sequence[Suite], config: SweepConfig, out: str | Path,
+          progress: ProgressFn | None = None) -> SweepRun:
+    """Train every size, evaluate on ``eval_suites``, recommend; writes ``OUT/sweep.json``."""
+    notify = progress or (lambda event, info: None)
+    out_dir = Path(out)
+    if config.within < 0 or config.within >= 1:
+        raise InputError(f"--within {_pct(config.within)} must be between 0% and 100%")
+    if config.d_model < 1:
+        raise InputError("--d-model must be at least 1")
+    overlap = overlap_report(corpus.texts, eval_suites)
+    for item in overlap:
+        if item["overlapping"]:
+            notify("overlap", item)
+    trained = train_sizes(corpus, config, out_dir, notify)
+    results = evaluate(trained, eval_suites, config, out_dir, notify)
+    names = {t.name: t.size for t in trained}
+    base = config.train.resolved()
+    meta = {
+        "sizes": [t.size for t in trained], "names": [t.name for t in trained],
+        "algo": base.algo, "backend": base.backend,
+        "corpus_sha256": corpus.sha256, "corpus": corpus.describe(),
+        "config": config.to_dict(),
+        "rule": config.rule(),
+        "trained": {t.name: {"how": t.how, "file": str(t.trained.path),
+                             "sha256": t.trained.info.get("sha256"),
+                             "vocab_size": t.trained.info.get("vocab_size"),
+                             "seconds": t.trained.info.get("trainer", {}).get("seconds")}
+                    for t in trained},
+        "overlap": overlap,
+        **analyze(results, config, names),
+    }
+    results.meta["sweep"] = meta
+    path = write_json_atomic(results, out_dir / RESULTS_FILE)
+    return SweepRun(results, trained, overlap, path)
