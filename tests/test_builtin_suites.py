@@ -6,7 +6,12 @@ import pytest
 
 from tokbench.suites import load_suite
 
-REQUIRED_LANGS = ["eng_Latn", "jpn_Jpan", "zho_Hans", "zho_Hant", "kor_Hang", "arb_Arab", "heb_Hebr", "pes_Arab", "hin_Deva", "ben_Beng", "tam_Taml", "tha_Thai", "vie_Latn", "ind_Latn", "swh_Latn", "rus_Cyrl", "ukr_Cyrl", "deu_Latn", "fra_Latn", "spa_Latn", "por_Latn", "ita_Latn", "pol_Latn", "tur_Latn", "fin_Latn", "ell_Grek"]
+REQUIRED_LANGS = [
+    "eng_Latn", "jpn_Jpan", "zho_Hans", "zho_Hant", "kor_Hang", "arb_Arab", "heb_Hebr",
+    "pes_Arab", "hin_Deva", "ben_Beng", "tam_Taml", "tha_Thai", "vie_Latn", "ind_Latn",
+    "swh_Latn", "rus_Cyrl", "ukr_Cyrl", "deu_Latn", "fra_Latn", "spa_Latn", "por_Latn",
+    "ita_Latn", "pol_Latn", "tur_Latn", "fin_Latn", "ell_Grek",
+]
 
 
 @pytest.fixture(scope="module")
