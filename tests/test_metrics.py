@@ -231,3 +231,31 @@ def test_digit_runs_are_assigned_to_their_documents():
     assert c.digits.tolist() == [5, 9, 0]
     assert c.digit_tokens.tolist() == [2, 7, 0]
     assert c.runs.tolist() == [[0, 1, 0, 0], [1, 1, 0, 0], [0, 0, 0, 0]]
+
+
+class CountingToy(ToyTokenizer):
+    def __init__(self, *a, **kw):
+        super().__init__(*a, **kw)
+        self.calls = 0
+
+    def encode(self, text):
+        self.calls += 1
+        return super().encode(text)
+
+
+def test_finished_units_are_checkpointed_and_reused_on_resume():
+    suites = [Suite("s1", "1", [Document("a", "eng_Latn", "d", "ab")]),
+              Suite("s2", "1", [Document("b", "eng_Latn", "d", "ba")])]
+    checkpoints = []
+    first = run([CountingToy(["a", "b"])], suites, ["compression"],
+                on_unit=lambda r: checkpoints.append(len(r.rows)))
+    assert checkpoints == [6, 12]  # results handed over after each (tokenizer, suite) unit
+    tok = CountingToy(["a", "b"])
+    again = run([tok], suites, ["compression"], resume=first)
+    assert tok.calls == 0
+    assert [r.to_dict() for r in again.sorted_rows()] == [r.to_dict() for r in first.sorted_rows()]
+    changed = [suites[0], Suite("s2", "1", [Document("b", "eng_Latn", "d", "bab")])]
+    tok = CountingToy(["a", "b"])
+    third = run([tok], changed, ["compression"], resume=first)
+    assert tok.calls == 1  # only the suite whose content changed is measured again
+    assert third.value("toy", "s2", "all", "tokens") == 3
