@@ -77,3 +77,18 @@ def test_suite_hashes_are_stable_and_distinct():
                                                          "unicode", "numbers")}
     assert len(set(hashes.values())) == 5
     assert load_suite("multilingual").sha256 == hashes["multilingual"]
+
+
+def test_bytecode_next_to_the_code_suite_is_ignored(tmp_path):
+    """pip compiles the code suite's .py files when the package is installed."""
+    import shutil
+
+    from tokbench.paths import suites_dir
+
+    root = tmp_path / "code"
+    shutil.copytree(suites_dir() / "code", root)
+    (root / "python" / "__pycache__").mkdir()
+    (root / "python" / "__pycache__" / "x.cpython-311.pyc").write_bytes(b"\xa7\r\r\n\x00")
+    (root / "python" / "stray.pyc").write_bytes(b"\xa7\r\r\n\x00")
+    copy = load_suite(f"manifest:{root}")
+    assert copy.sha256 == load_suite("code").sha256

@@ -406,3 +406,12 @@ def test_unknown_name_without_close_match_lists_names_not_aliases() -> None:
         parse_spec("zzz")
     assert "known tokenizers: bert-base-uncased, bytes, chars, cl100k_base, gpt2," in str(e.value)
     assert "xlmr" not in str(e.value)
+
+
+def test_no_fetch_does_not_leak_offline_mode_out_of_the_command(monkeypatch):
+    from tokbench.cli import main
+    from tokbench.sources import OFFLINE_ENV
+
+    monkeypatch.delenv(OFFLINE_ENV, raising=False)
+    main(["show", "ab", "-t", "bytes", "--json", "--no-fetch"])
+    assert OFFLINE_ENV not in os.environ

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -56,7 +57,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     from tokbench.console import err_console
+    from tokbench.sources import OFFLINE_ENV
 
+    offline = os.environ.get(OFFLINE_ENV)  # --no-fetch sets it for the command's duration only
     try:
         return int(args._main(args) or 0)
     except TokbenchError as e:
@@ -70,6 +73,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    finally:
+        if offline is None:
+            os.environ.pop(OFFLINE_ENV, None)
+        else:
+            os.environ[OFFLINE_ENV] = offline
 
 
 if __name__ == "__main__":

@@ -90,10 +90,15 @@ def read_manifest(directory: Path, error: type[TokbenchError] = CorruptFileError
     return manifest
 
 
+#: Python writes these next to the code suite's .py files when the package is installed
+BYTECODE = (".pyc", ".pyo")
+
+
 def _glob(directory: Path, pattern: str, error: type[TokbenchError]) -> list[Path]:
     files = sorted(p for p in directory.glob(pattern)
-                   if p.is_file() and p.name != MANIFEST
-                   and not any(part.startswith(".") for part in p.relative_to(directory).parts))
+                   if p.is_file() and p.name != MANIFEST and p.suffix not in BYTECODE
+                   and not any(part.startswith(".") or part == "__pycache__"
+                               for part in p.relative_to(directory).parts))
     if not files:
         raise error(f"{directory / MANIFEST}: no files match {pattern!r}")
     return files
