@@ -631,3 +631,11 @@ def test_tiktoken_rank_file_helper_roundtrip() -> None:
     ranks, _ = tt.read_rank_file(tiktoken_rank_file())
     assert len(ranks) == 260 and ranks[b"abc"] == 258 and ranks[b"\x00"] == 0
     assert base64.b64encode(b" ab") in tiktoken_rank_file().read_bytes()
+
+
+def test_sentencepiece_unknown_after_a_bare_dummy_prefix_gets_the_character() -> None:
+    tok = adapter("sp-unigram")
+    enc = tok.encode_with_spans("Zebra")  # "Z" is not in the tiny model's alphabet
+    pieces = [tok.token_str(i) for i in enc.ids]
+    assert pieces[:2] == ["▁", "<unk>"]
+    assert enc.spans[:2] == [(0, 0), (0, 1)]

@@ -259,3 +259,12 @@ def test_finished_units_are_checkpointed_and_reused_on_resume():
     third = run([tok], changed, ["compression"], resume=first)
     assert tok.calls == 1  # only the suite whose content changed is measured again
     assert third.value("toy", "s2", "all", "tokens") == 3
+
+
+def test_unknown_token_after_a_bare_dummy_prefix_covers_its_character():
+    # SentencePiece: "The city" -> "▁", <unk> (for "T"), "h", "e", "▁c", "it", "y"; the byte
+    # lengths add up to the text's by coincidence (1 + 0 = 1), which must not fool the spans
+    tok = DummyPrefixToy([" ", "h", "e", " c", "it", "y"], unk=True)
+    v = measure(tok, ["The city"], words=[[(0, 3), (4, 8)]])
+    assert v["unk_chars"] == pytest.approx(1 / 8)
+    assert v["continued_words"] == pytest.approx(2 / 2)

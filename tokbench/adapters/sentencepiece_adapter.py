@@ -271,14 +271,19 @@ class SentencePieceTokenizer(Tokenizer):
         reproduce the text, else from SentencePiece's alignment (a normalizer changed it)."""
         ids = self.encode(text)
         pieces = [self.token_bytes(i) for i in ids]
+        bare_dummy = False
         if pieces and self.settings.add_dummy_prefix:
             if self.settings.treat_whitespace_as_suffix:
                 if pieces[-1].endswith(b" "):
                     pieces[-1] = pieces[-1][:-1]
             elif pieces[0].startswith(b" "):
                 pieces[0] = pieces[0][1:]
+                bare_dummy = not pieces[0]
         data = text.encode("utf-8")
-        spans = align_spans(data, pieces)
+        if bare_dummy:  # a lone dummy "▁" stands for no byte; it is no unknown token
+            spans = [(0, 0), *align_spans(data, pieces[1:])]
+        else:
+            spans = align_spans(data, pieces)
         if spans_reproduce(data, pieces, spans):
             return Encoding(ids, spans)
         return Encoding(*self._proto_spans(text))

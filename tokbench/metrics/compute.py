@@ -196,11 +196,14 @@ def _global_spans(table: TokenTable, texts: Sequence[str], ids: np.ndarray, ntok
     doc_of_token = np.repeat(np.arange(ntok.size), ntok)
     per_doc = np.bincount(doc_of_token, weights=lengths, minlength=ntok.size).astype(np.int64)
     diff = per_doc - nbytes
-    odd = np.flatnonzero(diff != 0)
+    # a token with no bytes (unknown, control) breaks the cumulative sum even when the
+    # lengths happen to add up: such documents are aligned piece by piece
+    empty = np.bincount(doc_of_token, weights=lengths == 0, minlength=ntok.size) > 0
+    odd = np.flatnonzero((diff != 0) | empty)
     slow: list[int] = []
     for d in odd.tolist():
         t = int(first_tok[d])
-        if (diff[d] == 1 and not texts[d].startswith(" ")
+        if (diff[d] == 1 and not empty[d] and not texts[d].startswith(" ")
                 and table.token_bytes(int(ids[t])).startswith(b" ")):
             lengths[t] -= 1  # the dummy prefix stands for no byte of the text
         else:
