@@ -24,6 +24,7 @@ from tokbench import __version__
 from tokbench.errors import TokbenchError
 from tokbench.metrics import resolve_families
 from tokbench.metrics.compute import (
+    SuiteLayout,
     TokenTable,
     aggregate,
     classify_roundtrip,
@@ -111,7 +112,7 @@ def run(
     results.meta["suites"] = {s.name: s.describe() for s in loaded_suites}
     results.meta["tokenizers"] = {}
     results.meta["errors"] = []
-    words = _WordCache()
+    layouts = _Layouts()
 
     units = len(tok_specs) * (len(loaded_suites) + ("tokenizer" in families))
     notify("start", {"units": units})
@@ -151,7 +152,7 @@ def run(
             else:
                 fams = families if digits_everywhere or suite.name == "numbers" else [
                     f for f in families if f != "numbers"]
-                rows, failures = _run_unit(tok, table, suite, fams, settings, words, timings)
+                rows, failures = _run_unit(tok, table, suite, fams, settings, layouts, timings)
                 results.rows.extend(rows)
                 results.failures.extend(failures)
             if on_unit is not None:
@@ -159,7 +160,7 @@ def run(
                 on_unit(results)
             notify("advance", {"steps": 1})
     results.meta["timings"] = _timings_dict(timings, wall0)
-    results.meta["segmenters"] = dict(sorted(words.segmenters.items()))
+    results.meta["segmenters"] = dict(sorted(layouts.segmenters.items()))
     results.meta["complete"] = True
     notify("done", {})
     return results
@@ -183,25 +184,32 @@ def _load_suite(spec: str | Suite) -> Suite:
     return suite
 
 
-class _WordCache:
-    """Word spans per document, computed once per suite and shared by all tokenizers."""
+class _Layouts:
+    """Per suite, what measuring needs that does not depend on the tokenizer (the joined
+    text, word spans, digit runs): computed once and shared by all tokenizers."""
 
     def __init__(self) -> None:
-        self._cache: dict[str, list[list[tuple[int, int]] | None]] = {}
+        self._cache: dict[tuple[str, bool, bool], SuiteLayout] = {}
         self.segmenters: dict[str, str | None] = {}
 
-    def spans(self, suite: Suite, timings: Timings) -> list[list[tuple[int, int]] | None]:
-        key = suite.sha256
+    def get(self, suite: Suite, fertility: bool, numbers: bool, timings: Timings
+            ) -> SuiteLayout:
+        key = (suite.sha256, fertility, numbers)
         if key not in self._cache:
-            from tokbench.words import segment_documents, segmenter_for
-
             t0 = time.perf_counter()
-            self._cache[key] = segment_documents(suite.documents)
-            for lang in suite.languages():
-                seg = segmenter_for(lang)
-                self.segmenters[lang] = f"{seg.name} ({seg.version})" if seg else None
+            spans = self._word_spans(suite) if fertility else None
+            self._cache[key] = SuiteLayout.build([d.text for d in suite.documents], spans,
+                                                 numbers)
             timings.words += time.perf_counter() - t0
         return self._cache[key]
+
+    def _word_spans(self, suite: Suite) -> list[list[tuple[int, int]] | None]:
+        from tokbench.words import segment_documents, segmenter_for
+
+        for lang in suite.languages():
+            seg = segmenter_for(lang)
+            self.segmenters[lang] = f"{seg.name} ({seg.version})" if seg else None
+        return segment_documents(suite.documents)
 
 
 def _encode_all(tok: Tokenizer, texts: list[str], threads: int
@@ -222,7 +230,7 @@ def _encode_all(tok: Tokenizer, texts: list[str], threads: int
 
 
 def _run_unit(tok: Tokenizer, table: TokenTable, suite: Suite, families: list[str],
-              settings: Settings, words: _WordCache, timings: Timings
+              settings: Settings, layouts: _Layouts, timings: Timings
               ) -> tuple[list[Row], list[dict[str, Any]]]:
     docs = suite.documents
     texts = [d.text for d in docs]
@@ -250,9 +258,9 @@ def _run_unit(tok: Tokenizer, table: TokenTable, suite: Suite, families: list[st
                                  "error": f"decode: {type(ex).__name__}: {ex}"})
         timings.decode += time.perf_counter() - t0
 
-    word_spans = words.spans(suite, timings) if "fertility" in families else None
-    counts = measure_documents(table, texts, encodings, decoded, word_spans,
-                               numbers="numbers" in families)
+    layout = layouts.get(suite, "fertility" in families, "numbers" in families, timings)
+    counts = measure_documents(table, texts, encodings, decoded, None,
+                               numbers="numbers" in families, layout=layout)
     has_unk = tok.unk_id is not None
 
     if decoded is not None:

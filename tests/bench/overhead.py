@@ -88,7 +88,7 @@ def main() -> None:
         print(f"  {t.name:14s} encode+decode {t.spent:7.3f} s")
     print(f"wall time of the run          {wall:7.3f} s")
     print(f"tokenizers' own encode/decode {own:7.3f} s")
-    print(f"  of which word segmentation (once per suite, shared) {words:.3f} s")
+    print(f"  of which suite layouts: words, joined text (once per suite) {words:.3f} s")
     print(f"harness overhead ratio        {wall / own:7.3f}  (target <= 1.2)")
 
 

@@ -107,6 +107,61 @@ class DocCounts:
         return self.ids[keep[self.doc_of_token]]
 
 
+@dataclass
+class SuiteLayout:
+    """The tokenizer-independent part of measuring a suite, computed once per suite.
+
+    Documents are laid end to end, separated by one newline; every offset below is
+    into that joined text. Word spans and digit runs are given as byte ranges in it.
+    """
+
+    texts: Sequence[str]
+    joined: str
+    offsets: np.ndarray  # char -> byte in the joined text
+    chars: np.ndarray
+    char_base: np.ndarray
+    byte_base: np.ndarray
+    nbytes: np.ndarray
+    has_words: bool  # word spans were given (fertility is measured)
+    words: np.ndarray  # words per document, -1 without a segmenter
+    word_bytes: np.ndarray  # (n_words, 2) byte ranges
+    doc_of_word: np.ndarray
+    digit_runs: np.ndarray | None  # (n_runs, 2) char ranges of digit runs, when counted
+    doc_of_run: np.ndarray | None
+
+    @classmethod
+    def build(cls, texts: Sequence[str],
+              word_spans: Sequence[Sequence[tuple[int, int]] | None] | None = None,
+              numbers: bool = False) -> SuiteLayout:
+        n = len(texts)
+        chars = np.fromiter((len(t) for t in texts), dtype=np.int64, count=n)
+        joined = "\n".join(texts)
+        offsets = char_to_byte_offsets(joined)
+        char_base = np.concatenate([[0], np.cumsum(chars + 1)[:-1]]).astype(np.int64)
+        byte_base = offsets[char_base]
+        nbytes = offsets[char_base + chars] - byte_base
+        words = np.full(n, -1, dtype=np.int64)
+        word_bytes = np.zeros((0, 2), dtype=np.int64)
+        doc_of_word = np.zeros(0, dtype=np.int64)
+        if word_spans is not None:
+            counts = np.fromiter((len(w) if w is not None else 0 for w in word_spans),
+                                 dtype=np.int64, count=n)
+            words = np.where([w is not None for w in word_spans], counts, -1)
+            flat = np.fromiter(itertools.chain.from_iterable(
+                itertools.chain.from_iterable(w) for w in word_spans if w is not None),
+                dtype=np.int64).reshape(-1, 2)
+            doc_of_word = np.repeat(np.arange(n), counts)
+            if flat.size:
+                word_bytes = offsets[flat + char_base[doc_of_word, None]]
+        runs = doc_of_run = None
+        if numbers:
+            runs = np.asarray([(m.start(), m.end()) for m in DIGIT_RUN.finditer(joined)],
+                              dtype=np.int64).reshape(-1, 2)
+            doc_of_run = np.searchsorted(char_base, runs[:, 0], side="right") - 1
+        return cls(texts, joined, offsets, chars, char_base, byte_base, nbytes,
+                   word_spans is not None, words, word_bytes, doc_of_word, runs, doc_of_run)
+
+
 def measure_documents(
     table: TokenTable,
     texts: Sequence[str],
@@ -114,13 +169,17 @@ def measure_documents(
     decoded: Sequence[str | None] | None,
     word_spans: Sequence[Sequence[tuple[int, int]] | None] | None,
     numbers: bool = False,
+    layout: SuiteLayout | None = None,
 ) -> DocCounts:
     """Count everything the metrics need for a whole suite at once.
 
-    The documents are laid end to end (separated by one newline) so every
-    per-token and per-word computation is a handful of numpy operations over the
-    suite instead of a Python loop per document.
+    Every per-token and per-word computation is a handful of numpy operations over
+    the suite instead of a Python loop per document. Pass the suite's ``layout``
+    (built from the same texts, word spans and ``numbers``) to share it between
+    tokenizers.
     """
+    if layout is None:
+        layout = SuiteLayout.build(texts, word_spans, numbers)
     n = len(texts)
     zeros = lambda: np.zeros(n, dtype=np.int64)  # noqa: E731
     ok = np.array([e is not None for e in encodings], dtype=bool)
@@ -130,17 +189,11 @@ def measure_documents(
     doc_of_token = np.repeat(np.arange(n), ntok)
     table.ensure(ids)
 
-    chars = np.fromiter((len(t) for t in texts), dtype=np.int64, count=n)
-    joined = "\n".join(texts)
-    offsets = char_to_byte_offsets(joined)  # char -> byte in the joined text
-    char_base = np.concatenate([[0], np.cumsum(chars + 1)[:-1]]).astype(np.int64)
-    byte_base = offsets[char_base]
-    nbytes = offsets[char_base + chars] - byte_base
-
-    c = DocCounts(ok=ok, tokens=ntok, bytes=nbytes, chars=chars, words=np.full(n, -1),
-                  continued=zeros(), roundtrip=np.zeros(n, bool), unk=zeros(),
-                  unk_chars=zeros(), fallback=zeros(), digits=zeros(), digit_tokens=zeros(),
-                  runs=np.zeros((n, 4), np.int64), ids=ids, doc_of_token=doc_of_token)
+    c = DocCounts(ok=ok, tokens=ntok, bytes=layout.nbytes, chars=layout.chars,
+                  words=layout.words, continued=zeros(), roundtrip=np.zeros(n, bool),
+                  unk=zeros(), unk_chars=zeros(), fallback=zeros(), digits=zeros(),
+                  digit_tokens=zeros(), runs=np.zeros((n, 4), np.int64), ids=ids,
+                  doc_of_token=doc_of_token)
     if decoded is not None:
         c.roundtrip = np.array([d is not None and d == t for d, t in zip(decoded, texts,
                                                                            strict=True)])
@@ -149,37 +202,26 @@ def measure_documents(
     unk_mask = ids == table.unk_id if table.unk_id is not None else np.zeros(ids.size, bool)
     c.unk = np.bincount(doc_of_token, weights=unk_mask, minlength=n).astype(np.int64)
 
-    need_spans = word_spans is not None or numbers or bool(unk_mask.any())
+    need_spans = layout.has_words or numbers or bool(unk_mask.any())
     if not need_spans or ids.size == 0:
         return c
-    starts, ends = _global_spans(table, texts, ids, ntok, nbytes, byte_base)
+    starts, ends = _global_spans(table, texts, ids, ntok, layout.nbytes, layout.byte_base)
 
     if unk_mask.any():
-        data = joined.encode("utf-8")
+        data = layout.joined.encode("utf-8")
         for t in np.flatnonzero(unk_mask).tolist():
             piece = data[starts[t]:ends[t]].decode("utf-8", errors="ignore")
             c.unk_chars[doc_of_token[t]] += len(piece)
 
     nonempty = ends > starts
     s_ne, e_ne = starts[nonempty], ends[nonempty]
-    if word_spans is not None:
-        has = np.array([w is not None for w in word_spans], dtype=bool)
-        counts = np.fromiter((len(w) if w is not None else 0 for w in word_spans),
-                             dtype=np.int64, count=n)
-        c.words = np.where(has, counts, -1)
-        flat = np.fromiter(itertools.chain.from_iterable(
-            itertools.chain.from_iterable(w) for w in word_spans if w is not None),
-            dtype=np.int64).reshape(-1, 2)
-        if flat.size:
-            doc_of_word = np.repeat(np.arange(n), counts)
-            wb = offsets[flat[:, 0] + char_base[doc_of_word]]
-            we = offsets[flat[:, 1] + char_base[doc_of_word]]
-            first = np.searchsorted(e_ne, wb, side="right")
-            last = np.searchsorted(s_ne, we, side="left") - 1
-            cont = (last - first + 1) >= 2
-            c.continued = np.bincount(doc_of_word, weights=cont, minlength=n).astype(np.int64)
+    if layout.has_words and layout.word_bytes.size:
+        first = np.searchsorted(e_ne, layout.word_bytes[:, 0], side="right")
+        last = np.searchsorted(s_ne, layout.word_bytes[:, 1], side="left") - 1
+        cont = (last - first + 1) >= 2
+        c.continued = np.bincount(layout.doc_of_word, weights=cont, minlength=n).astype(np.int64)
     if numbers:
-        _count_digits(c, joined, offsets, char_base, s_ne, e_ne)
+        _count_digits(c, layout, s_ne, e_ne)
     return c
 
 
@@ -224,16 +266,14 @@ def _global_spans(table: TokenTable, texts: Sequence[str], ids: np.ndarray, ntok
     return starts, ends
 
 
-def _count_digits(c: DocCounts, joined: str, offsets: np.ndarray, char_base: np.ndarray,
-                  starts: np.ndarray, ends: np.ndarray) -> None:
+def _count_digits(c: DocCounts, layout: SuiteLayout, starts: np.ndarray, ends: np.ndarray
+                  ) -> None:
     """Tokens per digit run, and how runs of 4+ ASCII digits are cut (all vectorized)."""
-    found = [(m.start(), m.end()) for m in DIGIT_RUN.finditer(joined)]
-    if not found:
+    runs, doc, offsets = layout.digit_runs, layout.doc_of_run, layout.offsets
+    if runs is None or doc is None or runs.size == 0:
         return
-    runs = np.asarray(found, dtype=np.int64)
     rs, re_ = runs[:, 0], runs[:, 1]
     n_digits = re_ - rs
-    doc = np.searchsorted(char_base, rs, side="right") - 1
     b0, b1 = offsets[rs], offsets[re_]
     first = np.searchsorted(ends, b0, side="right")
     last = np.searchsorted(starts, b1, side="left") - 1
