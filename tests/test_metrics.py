@@ -156,6 +156,8 @@ def test_premium_without_english_pivot_is_absent_but_other_metrics_remain():
     res = run([tok], [Suite("p", "1", docs, parallel=True)], ["premium", "compression"])
     assert not [r for r in res.rows if r.metric == "premium"]
     assert res.value("toy", "p", "all", "tokens") == 2
+    (warning,) = res.meta["warnings"]
+    assert "suite 'p' has no eng_Latn documents, so premium is not computed" in warning
 
 
 def test_a_document_the_tokenizer_raises_on_is_a_failure_and_the_run_goes_on():

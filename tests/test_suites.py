@@ -439,3 +439,25 @@ def test_import_stays_light() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_split_suite_specs_keeps_commas_inside_options() -> None:
+    from tokbench.suites import split_suite_specs
+
+    assert split_suite_specs(["multilingual?languages=eng_Latn,jpn_Jpan,code", "text:a.txt"]) == [
+        "multilingual?languages=eng_Latn,jpn_Jpan", "code", "text:a.txt"]
+    assert split_suite_specs(["japanese,numbers"]) == ["japanese", "numbers"]
+
+
+def test_run_command_accepts_a_spec_with_a_language_list(tmp_path: Path) -> None:
+    from tokbench.cli import main
+
+    out = tmp_path / "run"
+    code = main(["run", "-t", "bytes", "-s", "multilingual?languages=eng_Latn,jpn_Jpan",
+                 "-m", "premium", "--out", str(out), "--no-html", "--no-plots", "--no-history"])
+    assert code == 0
+    from tokbench.results import Results
+
+    res = Results.load(out)
+    assert res.value("bytes", "multilingual", "eng_Latn", "premium") == 1.0
+    assert {r.subset for r in res.rows} == {"eng_Latn", "jpn_Jpan"}

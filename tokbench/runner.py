@@ -112,6 +112,7 @@ def run(
     results.meta["suites"] = {s.name: s.describe() for s in loaded_suites}
     results.meta["tokenizers"] = {}
     results.meta["errors"] = []
+    results.meta["warnings"] = _suite_warnings(loaded_suites, families)
     layouts = _Layouts()
 
     units = len(tok_specs) * (len(loaded_suites) + ("tokenizer" in families))
@@ -295,6 +296,17 @@ def _subset_indices(suite: Suite) -> dict[str, np.ndarray]:
     for i, d in enumerate(suite.documents):
         groups.setdefault(suite.subset_of(d), []).append(i)
     return {k: np.asarray(v, dtype=np.int64) for k, v in groups.items()}
+
+
+def _suite_warnings(suites: Sequence[Suite], families: Sequence[str]) -> list[str]:
+    """What cannot be measured as asked, said once per suite (the rest is still measured)."""
+    out = []
+    if "premium" in families:
+        for suite in suites:
+            if suite.parallel and PIVOT not in suite.languages():
+                out.append(f"suite {suite.name!r} has no {PIVOT} documents, so premium is not "
+                           f"computed; include English (e.g. ?languages={PIVOT},...) to get it")
+    return out
 
 
 def _premium_rows(tok: Tokenizer, suite: Suite, counts: Any, settings: Settings,

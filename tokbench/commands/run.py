@@ -38,8 +38,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tokenizers", "-t", type=_csv, help="comma-separated names or specs "
                    "(default: gpt2, cl100k_base, o200k_base, llama-2, llama-3, xlm-roberta, "
                    "mistral-v1, qwen2)")
-    p.add_argument("--suites", "-s", type=_csv, help="comma-separated suite names or specs "
-                   "(default: every built-in suite)")
+    p.add_argument("--suites", "-s", help="comma-separated suite names or specs; commas inside "
+                   "a spec's ?options stay in it (default: every built-in suite)")
     p.add_argument("--metrics", "-m", type=_csv, help="comma-separated metrics or families "
                    "(default: all)")
     p.add_argument("--out", "-o", help=f"output directory (default: {DEFAULT_OUT})")
@@ -85,6 +85,10 @@ def resolve_config(args: argparse.Namespace) -> dict[str, Any]:
         value = getattr(args, key, None)
         if value is not None:
             conf[key] = value
+    if isinstance(conf.get("suites"), str):
+        from tokbench.suites import split_suite_specs
+
+        conf["suites"] = split_suite_specs([conf["suites"]])
     if conf.get("repeats") is not None and int(conf["repeats"]) < 1:
         raise InputError("--repeats must be at least 1")
     return conf
@@ -120,6 +124,8 @@ def main(args: argparse.Namespace) -> int:
                       on_unit=lambda r: write_results_atomic(r, out), progress=prog.event,
                       resume=resume)
     files = write_outputs(results, out, plots=not args.no_plots, html=not args.no_html)
+    for warning in results.meta.get("warnings", []):
+        err_console().print(f"[yellow]warning:[/] {warning}", highlight=False)
     for err in results.meta.get("errors", []):
         err_console().print(f"[yellow]skipped {err['tokenizer']}:[/] {err['error']}",
                             highlight=False)

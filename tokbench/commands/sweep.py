@@ -53,36 +53,13 @@ def _csv(values: list[str] | None) -> list[str]:
     return [v.strip() for item in values or [] for v in item.split(",") if v.strip()]
 
 
-def split_suite_specs(values: list[str] | None) -> list[str]:
-    """Comma-separated suite specs; a comma inside a spec's ``?options`` stays in it.
-
-    ``"flores200?languages=eng_Latn,deu_Latn,multilingual"`` -> the FLORES spec with two
-    languages, then ``multilingual``: a piece continues the previous spec when that has
-    options and the piece is neither a suite name nor a ``scheme:`` spec.
-    """
-    from tokbench.suites import SUITES
-
-    names = set(SUITES.names())
-    specs: list[str] = []
-    for item in values or []:
-        for piece in (x.strip() for x in item.split(",")):
-            if not piece:
-                continue
-            if specs and "?" in specs[-1] and piece not in names and ":" not in piece \
-                    and "?" not in piece:
-                specs[-1] += "," + piece
-            else:
-                specs.append(piece)
-    return specs
-
-
 def main(args: argparse.Namespace) -> int:
     from rich.markup import escape
 
     from tokbench.commands.train import config_from_args, use_threads
     from tokbench.console import console, err_console
     from tokbench.render.sweep import recommendation_text, write_sweep_outputs
-    from tokbench.suites import load_suite
+    from tokbench.suites import load_suite, split_suite_specs
     from tokbench.sweep import SWEEP_METRICS, SweepConfig, check_sizes, parse_sizes, sweep
     from tokbench.train import load_corpus, minimum_vocab
 

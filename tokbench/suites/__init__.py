@@ -26,7 +26,7 @@ import dataclasses
 import functools
 import inspect
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 from urllib.parse import unquote
 
@@ -174,3 +174,24 @@ def load_suite(spec: str | Suite, *, errors: str | None = None, **options: Any) 
         raise InputError(f"suite {spec!r} has no documents" + (f" ({skipped})" if skipped
                                                               else ""))
     return suite
+
+
+def split_suite_specs(values: Iterable[str] | None) -> list[str]:
+    """Comma-separated suite specs; a comma inside a spec's ``?options`` stays in it.
+
+    ``"flores200?languages=eng_Latn,deu_Latn,multilingual"`` -> the FLORES spec with two
+    languages, then ``multilingual``: a piece continues the previous spec when that has
+    options and the piece is neither a suite name nor a ``scheme:`` spec.
+    """
+    names = set(SUITES.names())
+    specs: list[str] = []
+    for item in values or []:
+        for piece in (x.strip() for x in item.split(",")):
+            if not piece:
+                continue
+            if specs and "?" in specs[-1] and piece not in names and ":" not in piece \
+                    and "?" not in piece:
+                specs[-1] += "," + piece
+            else:
+                specs.append(piece)
+    return specs
