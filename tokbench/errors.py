@@ -8,7 +8,9 @@ it never shows a traceback for these. Messages name the thing at fault and the f
 from __future__ import annotations
 
 import difflib
+import importlib
 from collections.abc import Iterable
+from types import ModuleType
 
 
 class TokbenchError(Exception):
@@ -49,6 +51,15 @@ class MissingDependencyError(TokbenchError, ImportError):
         fix = f'pip install "tokbench[{extra}]"' if extra else f"pip install {package}"
         what = f" (needed for {purpose})" if purpose else ""
         super().__init__(f"the Python package {package!r} is not installed{what}; run: {fix}")
+
+
+def require(module: str, package: str | None = None, extra: str | None = None,
+            purpose: str = "") -> ModuleType:
+    """Import an optional library, or raise ``MissingDependencyError`` with the pip command."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise MissingDependencyError(module, package, extra, purpose) from exc
 
 
 class SourceError(TokbenchError):

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from tokbench import __version__
 from tokbench.adapters.base import SourceInfo, sha256_file
-from tokbench.errors import InputError, MissingDependencyError, TokbenchError
+from tokbench.errors import InputError, TokbenchError, require
 
 if TYPE_CHECKING:
     from tokbench.adapters.base import Tokenizer
@@ -345,20 +345,11 @@ def json_vocab_size(spec: dict[str, Any]) -> int:
 
 
 def _tokenizers() -> Any:
-    try:
-        import tokenizers
-    except ImportError as exc:
-        raise MissingDependencyError("tokenizers", purpose="training tokenizers") from exc
-    return tokenizers
+    return require("tokenizers", purpose="training tokenizers")
 
 
 def _sentencepiece() -> Any:
-    try:
-        import sentencepiece
-    except ImportError as exc:
-        raise MissingDependencyError("sentencepiece", purpose="training SentencePiece models"
-                                     ) from exc
-    return sentencepiece
+    return require("sentencepiece", purpose="training SentencePiece models")
 
 
 def hf_pipeline(config: TrainConfig) -> tuple[Any, Any]:

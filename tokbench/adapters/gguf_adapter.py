@@ -39,7 +39,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tokbench.adapters.base import Encoding, SourceInfo, Tokenizer, out_of_vocab, sha256_file
-from tokbench.errors import CorruptFileError, InputError, MissingDependencyError, TokbenchError
+from tokbench.errors import (
+    CorruptFileError,
+    InputError,
+    TokbenchError,
+    require,
+)
 
 if TYPE_CHECKING:
     import tokenizers
@@ -401,12 +406,7 @@ def _load_sentencepiece(vocab: GGUFVocab, name: str, source: SourceInfo) -> Toke
 
 
 def _import_tokenizers() -> Any:
-    try:
-        import tokenizers
-    except ImportError as exc:
-        raise MissingDependencyError("tokenizers", purpose="GGUF WordPiece and BPE vocabularies"
-                                     ) from exc
-    return tokenizers
+    return require("tokenizers", purpose="GGUF WordPiece and BPE vocabularies")
 
 
 def wordpiece_vocab(vocab: GGUFVocab) -> dict[str, int]:

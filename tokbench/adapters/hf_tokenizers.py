@@ -43,7 +43,7 @@ from tokbench.adapters.base import (
     sha256_file,
     spans_reproduce,
 )
-from tokbench.errors import CorruptFileError, InputError, MissingDependencyError
+from tokbench.errors import CorruptFileError, InputError, require
 
 if TYPE_CHECKING:
     import tokenizers
@@ -261,11 +261,7 @@ def spans_from(text: str, pieces: Sequence[bytes],
 
 
 def _import_tokenizers() -> Any:
-    try:
-        import tokenizers
-    except ImportError as exc:
-        raise MissingDependencyError("tokenizers", purpose="tokenizer.json files") from exc
-    return tokenizers
+    return require("tokenizers", purpose="tokenizer.json files")
 
 
 def load(path_or_obj: str | Path | tokenizers.Tokenizer, *, name: str,

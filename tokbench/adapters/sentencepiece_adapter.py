@@ -31,7 +31,7 @@ from tokbench.adapters.base import (
     sha256_file,
     spans_reproduce,
 )
-from tokbench.errors import CorruptFileError, InputError, MissingDependencyError
+from tokbench.errors import CorruptFileError, InputError, require
 
 if TYPE_CHECKING:
     import sentencepiece
@@ -129,11 +129,7 @@ def read_piece_spans(serialized_text: bytes) -> list[tuple[int, int]]:
 
 # -- loading ----------------------------------------------------------------------------
 def _import_sentencepiece() -> Any:
-    try:
-        import sentencepiece
-    except ImportError as exc:
-        raise MissingDependencyError("sentencepiece", purpose="SentencePiece .model files") from exc
-    return sentencepiece
+    return require("sentencepiece", purpose="SentencePiece .model files")
 
 
 def load(path_or_obj: str | Path | bytes | sentencepiece.SentencePieceProcessor, *, name: str,

@@ -37,9 +37,9 @@ from tokbench.adapters.base import (
 from tokbench.errors import (
     CorruptFileError,
     InputError,
-    MissingDependencyError,
     SourceError,
     UnknownNameError,
+    require,
 )
 
 if TYPE_CHECKING:
@@ -118,11 +118,7 @@ PRESET_ALIASES = {"gpt2": "r50k_base", "llama3": "llama-3"}
 
 
 def _import_tiktoken() -> Any:
-    try:
-        import tiktoken
-    except ImportError as exc:
-        raise MissingDependencyError("tiktoken", purpose="tiktoken encodings") from exc
-    return tiktoken
+    return require("tiktoken", purpose="tiktoken encodings")
 
 
 def _preset(name: str) -> Preset:

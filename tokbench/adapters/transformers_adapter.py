@@ -44,7 +44,7 @@ from tokbench.adapters.hf_tokenizers import (
     special_pieces_reachable,
     text_blind_model,
 )
-from tokbench.errors import InputError, MissingDependencyError, SourceError
+from tokbench.errors import InputError, SourceError, require
 
 # the file whose hash identifies a tokenizer folder, most specific first
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "spiece.model",
@@ -52,12 +52,7 @@ TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "spiece.model",
 
 
 def _import_transformers() -> Any:
-    try:
-        import transformers
-    except ImportError as exc:
-        raise MissingDependencyError("transformers", purpose="Hugging Face tokenizers by "
-                                     "folder or hub id") from exc
-    return transformers
+    return require("transformers", purpose="Hugging Face tokenizers by folder or hub id")
 
 
 def load(path_or_obj: Any, *, name: str, source: SourceInfo | None = None,
