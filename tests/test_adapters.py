@@ -639,3 +639,10 @@ def test_sentencepiece_unknown_after_a_bare_dummy_prefix_gets_the_character() ->
     pieces = [tok.token_str(i) for i in enc.ids]
     assert pieces[:2] == ["▁", "<unk>"]
     assert enc.spans[:2] == [(0, 0), (0, 1)]
+
+
+def test_all_token_bytes_of_tiktoken_equals_token_bytes() -> None:
+    tok = adapter("tiktoken")
+    everything = tok.all_token_bytes()
+    assert everything is not None and len(everything) == tok.vocab_size
+    assert everything == [tok.token_bytes(t) for t in range(tok.vocab_size)]

@@ -58,6 +58,13 @@ class Timed(Tokenizer):
     def token_bytes(self, token_id: int) -> bytes:
         return self.inner.token_bytes(token_id)
 
+    def all_token_bytes(self) -> list[bytes] | None:
+        return self.inner.all_token_bytes()
+
+    @property
+    def byte_fallback(self) -> bool:
+        return self.inner.byte_fallback
+
     def is_byte_fallback_token(self, token_id: int) -> bool:
         return self.inner.is_byte_fallback_token(token_id)
 

@@ -114,6 +114,11 @@ class Tokenizer(ABC):
         """Whether ``token_id`` is a byte-fallback piece."""
         return False
 
+    def all_token_bytes(self) -> list[bytes] | None:
+        """``token_bytes`` of every id at once, where the backend can list them faster than
+        one id at a time (None: ask ``token_bytes`` per id)."""
+        return None
+
     def token_str(self, token_id: int) -> str:
         """The token's piece as the backend spells it (for display)."""
         return self.token_bytes(token_id).decode("utf-8", errors="backslashreplace")

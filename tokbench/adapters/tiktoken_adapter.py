@@ -339,6 +339,17 @@ class TiktokenTokenizer(Tokenizer):
         except (KeyError, ValueError, OverflowError) as exc:
             raise out_of_vocab(self, token_id) from exc
 
+    def all_token_bytes(self) -> list[bytes] | None:
+        """Straight from the rank table (special tokens and gaps stand for no bytes)."""
+        ranks = getattr(self.encoding, "_mergeable_ranks", None)
+        if not ranks:
+            return None
+        out = [b""] * self.vocab_size
+        for piece, rank in ranks.items():
+            if rank < len(out):
+                out[rank] = piece
+        return out
+
     def token_str(self, token_id: int) -> str:
         if token_id in self._special_text:
             return self._special_text[token_id]

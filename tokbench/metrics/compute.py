@@ -46,6 +46,8 @@ class TokenTable:
         """Fill the tables for every id in ``ids`` not seen before."""
         if ids.size == 0:
             return
+        if not self._bytes and not self.known.any():
+            self._fill_all()
         top = int(ids.max()) + 1
         if top > self.length.size:
             grow = max(top, self.length.size * 2)
@@ -60,6 +62,19 @@ class TokenTable:
             is_fb = self.tokenizer.is_byte_fallback_token
             self.fallback[new] = [is_fb(t) for t in new]
         self.known[new] = True
+
+
+    def _fill_all(self) -> None:
+        everything = self.tokenizer.all_token_bytes()
+        if everything is None:
+            return
+        self._bytes = dict(enumerate(everything))
+        self.length = np.fromiter(map(len, everything), dtype=np.int64, count=len(everything))
+        self.known = np.ones(len(everything), dtype=bool)
+        self.fallback = np.zeros(len(everything), dtype=bool)
+        if self.tokenizer.byte_fallback:
+            is_fb = self.tokenizer.is_byte_fallback_token
+            self.fallback[:] = [is_fb(t) for t in range(len(everything))]
 
 
 def char_to_byte_offsets(text: str) -> np.ndarray:
