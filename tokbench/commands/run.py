@@ -24,9 +24,9 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 
 #: headline metrics of the terminal summary, with short column labels
-SUMMARY_METRICS = {"tokens": "tokens", "chars_per_token": "chars/tok",
-                   "bytes_per_token": "bytes/tok", "fertility": "fertility",
-                   "premium": "premium", "unk_rate": "unk", "roundtrip": "round-trip",
+SUMMARY_METRICS = {"tokens": "tokens", "chars_per_token": "chars per token",
+                   "bytes_per_token": "bytes per token", "fertility": "fertility",
+                   "premium": "premium", "unk_rate": "unk", "roundtrip": "round trip",
                    "throughput_mb_s": "MB/s"}
 
 
@@ -178,6 +178,7 @@ class _Progress:
 
 def _print_summary(con: Any, results: Any, focus: dict[str, str] | None) -> None:
     """One table per suite: tokenizers as rows, headline metrics of the focus subset."""
+    from rich import box
     from rich.table import Table as RichTable
 
     from tokbench.metrics import metric_info
@@ -194,16 +195,20 @@ def _print_summary(con: Any, results: Any, focus: dict[str, str] | None) -> None
         if not values:
             continue
         metrics = [m for m in SUMMARY_METRICS if m in values]
-        table = RichTable(title=f"{suite} · {subset}", title_justify="left")
-        table.add_column("tokenizer", no_wrap=True)
-        for m in metrics:
-            table.add_column(f"{SUMMARY_METRICS[m]} {metric_info(m).arrow}".strip(),
-                             justify="right", no_wrap=True)
+        table = RichTable(title=f"{suite} · {subset}", title_justify="left",
+                          box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False,
+                          collapse_padding=True)
         best = {m: mark_best(values[m], metric_info(m).direction) for m in metrics}
+        texts = {m: {tok: format_value(values[m].get(tok), metric_info(m)) for tok in toks}
+                 for m in metrics}
+        # values are never cut; a narrow terminal wraps the headers instead
+        table.add_column("tokenizer", no_wrap=True, min_width=max(map(len, toks)))
+        for m in metrics:
+            header = f"{SUMMARY_METRICS[m]} {metric_info(m).arrow}".strip()
+            width = max(*map(len, texts[m].values()), *map(len, header.split()))
+            table.add_column(header, justify="right", min_width=width)
         for tok in toks:
-            cells = []
-            for m in metrics:
-                text = format_value(values[m].get(tok), metric_info(m))
-                cells.append(f"[bold green]{text}[/]" if tok in best[m] else text)
+            cells = [f"[bold green]{texts[m][tok]}[/]" if tok in best[m] else texts[m][tok]
+                     for m in metrics]
             table.add_row(tok, *cells)
         con.print(table)
