@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import time
 from pathlib import Path
 
 from tokbench.results import Results
@@ -20,6 +21,31 @@ def write_results_atomic(results: Results, out_dir: str | Path) -> Path:
     os.chmod(tmp, 0o644)  # mkstemp creates 0600; results are meant to be shared
     os.replace(tmp, target)
     return target
+
+
+class Checkpoint:
+    """Keeps ``results.json`` of a run in progress on disk without rewriting it per unit.
+
+    Called after every finished unit; writes at most every ``interval`` seconds, so a
+    long run does not serialize its growing results again and again. ``flush()``
+    writes the latest state now (on an interruption).
+    """
+
+    def __init__(self, out_dir: str | Path, interval: float = 2.0) -> None:
+        self.out_dir = Path(out_dir)
+        self.interval = interval
+        self._latest: Results | None = None
+        self._written_at = float("-inf")
+
+    def __call__(self, results: Results) -> None:
+        self._latest = results
+        if time.monotonic() - self._written_at >= self.interval:
+            self.flush()
+
+    def flush(self) -> None:
+        if self._latest is not None:
+            write_results_atomic(self._latest, self.out_dir)
+            self._written_at = time.monotonic()
 
 
 def write_outputs(results: Results, out_dir: str | Path, plots: bool = True,

@@ -146,16 +146,16 @@ def run(
             notify("unit", {"tokenizer": tok.name, "suite": suite.name})
             prior = _reuse(resume, tok.name, suite.name, info, suite.sha256, settings)
             if prior is not None:
-                results.rows.extend(prior)
                 results.failures.extend(f for f in (resume.failures if resume else [])
                                         if f.get("tokenizer") == tok.name
                                         and f.get("suite") == suite.name)
+                results.rows.extend(prior)
             else:
                 fams = families if digits_everywhere or suite.name == "numbers" else [
                     f for f in families if f != "numbers"]
                 rows, failures = _run_unit(tok, table, suite, fams, settings, layouts, timings)
+                results.failures.extend(failures)  # before the rows: rows mark a unit finished
                 results.rows.extend(rows)
-                results.failures.extend(failures)
             if on_unit is not None:
                 results.meta["timings"] = _timings_dict(timings, wall0)
                 on_unit(results)

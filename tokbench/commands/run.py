@@ -96,7 +96,7 @@ def resolve_config(args: argparse.Namespace) -> dict[str, Any]:
 
 def main(args: argparse.Namespace) -> int:
     from tokbench.console import console, err_console
-    from tokbench.output import write_outputs, write_results_atomic
+    from tokbench.output import Checkpoint, write_outputs
     from tokbench.results import Results
     from tokbench.runner import Settings, run
 
@@ -119,10 +119,15 @@ def main(args: argparse.Namespace) -> int:
 
         _prefetch(list(DEFAULT_TOKENIZERS))
 
-    with _Progress() as prog:
-        results = run(tokenizers, conf.get("suites"), conf.get("metrics"), settings=settings,
-                      on_unit=lambda r: write_results_atomic(r, out), progress=prog.event,
-                      resume=resume)
+    checkpoint = Checkpoint(out)
+    try:
+        with _Progress() as prog:
+            results = run(tokenizers, conf.get("suites"), conf.get("metrics"),
+                          settings=settings, on_unit=checkpoint, progress=prog.event,
+                          resume=resume)
+    except KeyboardInterrupt:
+        checkpoint.flush()  # every finished unit is kept for --resume
+        raise
     files = write_outputs(results, out, plots=not args.no_plots, html=not args.no_html)
     for warning in results.meta.get("warnings", []):
         err_console().print(f"[yellow]warning:[/] {warning}", highlight=False)
