@@ -20,7 +20,7 @@ sizes (``TokensPerChar.valid_range``).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -526,3 +526,74 @@ def placement(settings: ScalingSettings, tokenizers: Mapping[str, tuple[int, flo
     for r in rows:
         r["flops_vs_best_pct"] = (r["flops_per_char"] / best - 1.0) * 100.0 if best else None
     return sorted(rows, key=lambda r: r["flops_per_char"])
+
+
+# -- existing tokenizers (tokbench recommend) ------------------------------------------------
+
+
+def pooled_tokens_per_char(rows: Iterable[Any], overall: str = "all"
+                           ) -> dict[str, dict[str, float]]:
+    """``{tokenizer: {group: tokens per character}}`` from result rows (``tokens`` and
+    ``chars_per_token`` of each tokenizer, suite and subset), pooled over suites as a ratio
+    of sums: characters = tokens x chars_per_token of each row. Groups are ``overall``
+    (the rows' "all" subsets) and every other subset (language)."""
+    tokens: dict[tuple[str, str, str], float] = {}
+    cpt: dict[tuple[str, str, str], float] = {}
+    for r in rows:
+        if not isinstance(r.value, (int, float)) or isinstance(r.value, bool):
+            continue
+        if r.metric == "tokens":
+            tokens[(r.tokenizer, r.suite, r.subset)] = float(r.value)
+        elif r.metric == "chars_per_token":
+            cpt[(r.tokenizer, r.suite, r.subset)] = float(r.value)
+    sums: dict[str, dict[str, list[float]]] = {}
+    for key, t in tokens.items():
+        if key in cpt and t > 0:
+            group = overall if key[2] == "all" else key[2]
+            acc = sums.setdefault(key[0], {}).setdefault(group, [0.0, 0.0])
+            acc[0] += t
+            acc[1] += t * cpt[key]
+    return {tok: {g: sums[tok][g][0] / sums[tok][g][1]
+                  for g in sorted(sums[tok], key=lambda g: (g != overall, g))
+                  if sums[tok][g][1] > 0} for tok in sums}
+
+
+def flops_curve(f: TokensPerChar, n_nv: float, d: float, points: int = 25
+                ) -> dict[str, list[float]]:
+    """Training FLOPs per character 6 (N_nv + V d) f(V) over the fit's valid range."""
+    lo, hi = f.valid_range
+    vs = np.exp(np.linspace(math.log(lo), math.log(hi), points))
+    return {"v": [float(v) for v in vs],
+            "flops_per_char": [6.0 * (n_nv + float(v) * d) * f.f(float(v)) for v in vs]}
+
+
+def recommend_section(settings: ScalingSettings, vocab: Mapping[str, int],
+                      measured: Mapping[str, Mapping[str, float]],
+                      sweep_tpc: Mapping[str, Mapping[int, float]] | None = None,
+                      overall: str = "all") -> dict[str, Any]:
+    """Existing tokenizers placed at one model size (``tokbench recommend``).
+
+    ``vocab``: each tokenizer's V; ``measured``: its tokens per character by group
+    (``pooled_tokens_per_char``); ``sweep_tpc``: optionally a sweep's f(V) by size (its
+    overall group only), which adds approach 2 with that corpus's f(V) and the FLOPs curve.
+    """
+    sweep_groups = {overall: sweep_tpc[overall]} if sweep_tpc and overall in sweep_tpc else {}
+    section = analyze(settings, sweep_groups, overall)
+    both = [t for t in measured if t in vocab]
+    section["tokenizers"] = placement(
+        settings, {t: (vocab[t], measured[t][overall]) for t in both if overall in measured[t]})
+    languages: dict[str, list[dict[str, Any]]] = {}
+    groups = sorted({g for t in both for g in measured[t] if g != overall})
+    for g in groups:
+        rows = placement(settings, {t: (vocab[t], measured[t][g]) for t in both
+                                    if g in measured[t]})
+        languages[g] = [{"tokenizer": r["tokenizer"], "tokens_per_char": r["tokens_per_char"],
+                         "flops_vs_best_pct": r["flops_vs_best_pct"]} for r in rows]
+    section["languages"] = languages
+    if sweep_groups:
+        g = section["groups"][overall]
+        f = TokensPerChar(g["fit"]["a"], g["fit"]["b"], g["fit"]["c"],
+                          tuple(g["fit"]["sizes"]), tuple(g["fit"]["measured"]))
+        s = section["settings"]
+        section["flops_curve"] = flops_curve(f, s["model_params"], s["d_model"])
+    return section
