@@ -106,7 +106,8 @@ def language_rows(section: dict[str, Any]) -> list[list[str]]:
                    key=lambda kv: (kv[0] != section["overall"], -(kv[1]["approach2"] or 0)))
     for name, g in items:
         fit = g["fit"]
-        rows.append([name, f"{fit['a']:.5f}", f"{fit['b']:.4f}", f"{fit['c']:.4f}",
+        rows.append([name, fit.get("form", "quadratic"), f"{fit['a']:.5f}", f"{fit['b']:.4f}",
+                     f"{fit['c']:.4f}",
                      f"{fit['max_abs_residual_pct']:.2f}%",
                      f"{fit['measured'][0]:.3f} → {fit['measured'][-1]:.3f}",
                      "–" if g["gamma"] is None else f"{g['gamma']:.3f}",
@@ -128,20 +129,22 @@ def scaling_markdown(section: dict[str, Any], plots: Sequence[str] = ()) -> list
     if g is not None:
         fit = g["fit"]
         lo, hi = fit["valid_range"]
+        alt = ", ".join(f"{k} {v:.3f}%" for k, v in fit.get("alternatives", {}).items())
+        paper_f = section["paper_f"]
         lines += ["", f"f(V), tokens per character of all evaluation text, fitted as "
-                  f"{fit['a']:.6f} ln(V)^2 {fit['b']:+.6f} ln(V) {fit['c']:+.6f} over "
-                  f"{len(fit['sizes'])} sizes ({fit['degrees_of_freedom']} degrees of freedom); "
-                  f"largest residual {fit['max_abs_residual_pct']:.3f}%. It is valid for "
+                  f"{fit['formula']} over {len(fit['sizes'])} sizes "
+                  f"({fit['degrees_of_freedom']} degrees of freedom); largest residual "
+                  f"{fit['max_abs_residual_pct']:.3f}% (largest residual of each form: {alt}; "
+                  "the paper's form is quadratic). It is valid for "
                   f"{fmt_k(lo)}–{fmt_k(hi)}; optima up to {section['extrapolation_factor']:g}x "
                   "outside are flagged, further ones are not computed. The paper's f(V) on its "
-                  f"corpus: {section['paper_f']['a']} ln(V)^2 {section['paper_f']['b']:+} ln(V) "
-                  f"{section['paper_f']['c']:+}.", ""]
+                  f"corpus: {paper_f['a']} ln(V)^2 {paper_f['b']:+} ln(V) {paper_f['c']:+}.", ""]
         lines += _table(["size", "measured", "fitted", "residual"], fit_rows(fit))
     if len(section["groups"]) > 1:
         lines += ["", "### Per language", "",
                   "Each language's own f(V) (its tokens per character at every size) and the "
                   "size approach 2 gives with it for this model.", ""]
-        lines += _table(["language", "a", "b", "c", "max residual", "f at smallest → largest",
+        lines += _table(["language", "form", "a", "b", "c", "max residual", "f at smallest → largest",
                          "gamma", "approach 2", "derivative optimum"], language_rows(section))
     for name, reason in section.get("skipped", {}).items():
         lines += ["", f"- {name}: not fitted ({reason})"]
@@ -217,7 +220,7 @@ def _fv_plot(ax: Any, section: dict[str, Any]) -> None:
     ax.set_xscale("log", base=2)
     ax.set_xlabel("vocabulary size V")
     ax.set_ylabel("tokens per character f(V)")
-    ax.set_title("f(V): measured (dots) and fitted a ln²V + b ln V + c (lines)")
+    ax.set_title("f(V): measured (dots) and fitted (lines)")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7)
 
