@@ -10,16 +10,16 @@ SWEEP = ["sweep", "--corpus", "multilingual", "--sizes", "1k,2k,4k"]
 
 ROWS = [
     # compute-optimal vocabulary size (Tao et al. 2024): sweep --model-params, recommend
-    (SWEEP + ["--model-params=-7e9"], "--model-params -7e+09 is not a model size"),
-    (SWEEP + ["--model-params", "1e20"], "--model-params 1e+20 is not a model size"),
-    (SWEEP + ["--model-params", "seven"], "--model-params 'seven' is not a number like 7e9"),
+    ([*SWEEP, "--model-params=-7e9"], "--model-params -7e+09 is not a model size"),
+    ([*SWEEP, "--model-params", "1e20"], "--model-params 1e+20 is not a model size"),
+    ([*SWEEP, "--model-params", "seven"], "--model-params 'seven' is not a number like 7e9"),
     (["sweep", "--corpus", "multilingual", "--sizes", "1k,2k", "--model-params", "7e9"],
      "needs at least 3; --sizes has 2"),
-    (SWEEP + ["--model-params", "7e9", "--flops", "1e40"],
+    ([*SWEEP, "--model-params", "7e9", "--flops", "1e40"],
      "--flops 1e+40 is not a training budget"),
-    (SWEEP + ["--flops", "1e22"], "--flops needs --model-params"),
-    (SWEEP + ["--model-params", "7e9", "--d-model", "0"], "--d-model 0 is not a model width"),
-    (SWEEP + ["--model-params", "7e9", "--metrics", "fertility"],
+    ([*SWEEP, "--flops", "1e22"], "--flops needs --model-params"),
+    ([*SWEEP, "--model-params", "7e9", "--d-model", "0"], "--d-model 0 is not a model width"),
+    ([*SWEEP, "--model-params", "7e9", "--metrics", "fertility"],
      "needs tokens per character: add compression to --metrics"),
     (["recommend", "--model-params", "0"], "--model-params 0 is not a model size"),
     (["recommend", "--model-params", "7B", "--sweep", "{tmp}/missing.json"],

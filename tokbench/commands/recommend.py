@@ -44,6 +44,7 @@ def main(args: argparse.Namespace) -> int:
     from tokbench.console import console, err_console
     from tokbench.render.scaling import (
         PLACEMENT_HEADER,
+        PLACEMENT_NOTE,
         placement_rows,
         recommend_markdown,
         render_recommend_plots,
@@ -85,6 +86,7 @@ def main(args: argparse.Namespace) -> int:
         table.add_row(*(escape(c) for c in row))
     print_scaling(con, section)
     con.print(table)
+    con.print(PLACEMENT_NOTE, highlight=False)
     con.print("wrote " + ", ".join(escape(str(f)) for f in files), highlight=False)
     return 0
 

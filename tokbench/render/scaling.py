@@ -15,6 +15,7 @@ APPROACHES = (("approach1", "approach 1: IsoFLOPs power laws"),
               ("approach2", "approach 2: derivative (paper's f(V), gamma 0.8354)"),
               ("approach3", "approach 3: parametric loss fit"))
 HIGHLIGHT = ("eng_Latn", "jpn_Jpan", "zho_Hans", "hin_Deva")
+LOOSE_FIT_PCT = 1.0
 
 
 def fmt_v(v: float | None) -> str:
@@ -78,8 +79,13 @@ def summary_text(section: dict[str, Any]) -> str:
             "(Tao et al. 2024): ")
     if g is not None and g["approach2"] is not None:
         text += f"**{fmt_v(g['approach2'])}** with this corpus's f(V) (approach 2)"
+        lo, hi = g["fit"]["valid_range"]
         near = section.get("nearest_size")
-        if near:
+        if g["approach2"] > hi:
+            text += f", beyond the largest swept size {fmt_k(hi)}"
+        elif g["approach2"] < lo:
+            text += f", below the smallest swept size {fmt_k(lo)}"
+        elif near:
             text += f", nearest swept size {fmt_k(near['size'])}"
         text += "; "
     text += ("the paper's own three approaches give " +
@@ -144,8 +150,15 @@ def scaling_markdown(section: dict[str, Any], plots: Sequence[str] = ()) -> list
         lines += ["", "### Per language", "",
                   "Each language's own f(V) (its tokens per character at every size) and the "
                   "size approach 2 gives with it for this model.", ""]
-        lines += _table(["language", "form", "a", "b", "c", "max residual", "f at smallest → largest",
-                         "gamma", "approach 2", "derivative optimum"], language_rows(section))
+        loose = [n for n, g in section["groups"].items()
+                 if g["fit"]["max_abs_residual_pct"] > LOOSE_FIT_PCT]
+        if loose:
+            lines[-1:] = [f"{len(loose)} of {len(section['groups'])} fits miss a measured "
+                          f"value by more than {LOOSE_FIT_PCT:g}% (max residual column): "
+                          "their optima are rough.", ""]
+        lines += _table(["language", "form", "a", "b", "c", "max residual",
+                         "f at smallest → largest", "gamma", "approach 2", "derivative optimum"],
+                        language_rows(section))
     for name, reason in section.get("skipped", {}).items():
         lines += ["", f"- {name}: not fitted ({reason})"]
     lines += ["", "Assumptions:", ""]
@@ -281,8 +294,11 @@ def placement_rows(section: dict[str, Any]) -> list[list[str]]:
             for r in section["tokenizers"]]
 
 
-PLACEMENT_HEADER = ["tokenizer", "V", "tokens / char", "train FLOPs / char", "vs best",
-                    "V / approach 1", "V / approach 2", "V / approach 3"]
+PLACEMENT_HEADER = ["tokenizer", "V", "tokens/char", "FLOPs/char", "vs best", "V/A1", "V/A2",
+                    "V/A3"]
+PLACEMENT_NOTE = ("FLOPs/char: training FLOPs per character, 6 (N_nv + V d) x tokens per "
+                  "character; vs best: against the tokenizer with the fewest; V/A1..A3: V over "
+                  "the paper's approach 1..3 optimum for this model.")
 
 
 def recommend_markdown(section: dict[str, Any], suites: Sequence[str],
@@ -296,7 +312,7 @@ def recommend_markdown(section: dict[str, Any], suites: Sequence[str],
         lines += [f"**Fewest training FLOPs per character: {best}.** Training FLOPs per "
                   "character are 6 (N_nv + V d) x tokens per character: the cost of training "
                   "this model on the same text (the quantity approach 2 minimizes).", ""]
-    lines += _table(PLACEMENT_HEADER, placement_rows(section))
+    lines += _table(PLACEMENT_HEADER, placement_rows(section)) + ["", PLACEMENT_NOTE]
     lines += ["", "The paper's optimal sizes for this model: " + ", ".join(
         f"{label.split(':')[0]} {fmt_v(section['paper'][k])}" for k, label in APPROACHES) + "."]
     g = section["groups"].get(section["overall"])
