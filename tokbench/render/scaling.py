@@ -312,7 +312,7 @@ def recommend_markdown(section: dict[str, Any], suites: Sequence[str],
         lines += [f"**Fewest training FLOPs per character: {best}.** Training FLOPs per "
                   "character are 6 (N_nv + V d) x tokens per character: the cost of training "
                   "this model on the same text (the quantity approach 2 minimizes).", ""]
-    lines += _table(PLACEMENT_HEADER, placement_rows(section)) + ["", PLACEMENT_NOTE]
+    lines += [*_table(PLACEMENT_HEADER, placement_rows(section)), "", PLACEMENT_NOTE]
     lines += ["", "The paper's optimal sizes for this model: " + ", ".join(
         f"{label.split(':')[0]} {fmt_v(section['paper'][k])}" for k, label in APPROACHES) + "."]
     g = section["groups"].get(section["overall"])
