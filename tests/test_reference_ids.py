@@ -93,6 +93,14 @@ def test_xlm_roberta(tok: Any) -> None:
     assert [bos, *t.encode("Hello world"), eos] == [0, 35378, 8999, 2]
 
 
+def test_xlm_roberta_unknown_characters_are_unknown_tokens_without_a_second_encode(
+        tok: Any) -> None:
+    t = tok("xlm-roberta")
+    assert t.encode("a \U0001F360 b") == [10, 6, 3, 876]  # 🍠 is <unk> (id 3)
+    assert t._blind is None  # no special piece could be spelled: one encode was enough
+    assert t.encode("<unk>\U0001F360") == [4426, 3678, 2740, 3]  # "<unk>" as text, then 🍠
+
+
 def test_llama3(tok: Any) -> None:
     t = tok("llama-3")
     # Meta's own test (llama-models, tests/api/test_tokenizer.py), without BOS/EOS
