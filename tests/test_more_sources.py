@@ -172,3 +172,68 @@ def test_japanese_bert_spans_and_round_trip(japanese_bert: Tokenizer) -> None:
     assert decoded == "研究 を し て い ます"
     assert classify_roundtrip(plain, decoded, False)["kind"] == "whitespace"
     assert classify_roundtrip(text, t.decode(enc.ids), False)["kind"] == "normalization"
+
+
+# -- independent implementations on FLORES-200 (every language, 50 sentences each) ------------
+
+
+def _flores_lines(per_language: int = 50) -> list[tuple[str, str]]:
+    from tokbench.paths import flores_dir
+
+    folder = flores_dir()
+    assert folder is not None, "FLORES-200 not found: set TOKBENCH_FLORES"
+    out = []
+    for path in sorted((folder / "devtest").glob("*.devtest")):
+        lines = path.read_bytes().decode("utf-8").split("\n")[:per_language]
+        out += [(path.stem, line) for line in lines]
+    return out
+
+
+def test_mbert_equals_transformers_bert_on_the_rebuilt_vocab(
+        tok: Callable[[str], Tokenizer]) -> None:
+    """The wordpiece adapter (the ``tokenizers`` library) against transformers' Python
+    BertTokenizer, cased, on the same rebuilt vocab.txt."""
+    from transformers import BertTokenizer
+
+    t = tok("mbert")
+    assert t.source.path is not None
+    slow = BertTokenizer(t.source.path, do_lower_case=False, tokenize_chinese_chars=True)
+    lines = _flores_lines()
+    assert len(lines) > 2000
+    wrong = [(lang, text) for lang, text in lines
+             if t.encode(text) != slow.encode(text, add_special_tokens=False)]
+    assert wrong == []
+
+
+#: words on which XLM-R's tokenizer.json and its original part, beyond whitespace: Indic
+#: vowel signs written as two code points, which SentencePiece's NFKC composes and the
+#: tokenizer.json's normalizer leaves apart, and a second combining mark it drops
+XLMR_JSON_DIFFERS = {
+    "\u09ae\u09a4\u09c7\u09be": (["▁মতো"], ["▁ম", "তে", "া"]),  # Bengali e + aa = o
+    "\u0c06\u0c32\u0c4d\u0c2a\u0c46\u0c56\u0c28\u0c4d": (  # Telugu e + ai length mark
+        ["▁ఆల్", "పై", "న్"], ["▁ఆల్", "పె", "<unk>", "న్"]),
+    "k\u00e0n\u0301\u0300": (["▁k", "à", "ń", "\u0300"], ["▁k", "à", "ń"]),  # Yoruba
+}
+
+
+def test_xlm_roberta_json_and_original_differ(tok: Callable[[str], Tokenizer]) -> None:
+    """Where XLM-R's tokenizer.json (``tokenizers``) and the SentencePiece original part on
+    FLORES-200 devtest (42,504 sentences): whitespace at the end of a sentence (a space,
+    no-break space or zero-width space), which SentencePiece drops and the tokenizer.json
+    keeps as a final "▁" (id 6), and 19 sentences of the kinds in ``XLMR_JSON_DIFFERS``."""
+    spm, js = tok("xlm-roberta-spm"), tok("xlm-roberta")
+    for word, (original, json_pieces) in XLMR_JSON_DIFFERS.items():
+        assert [spm.token_str(i) for i in spm.encode(word)] == original
+        assert [js.token_str(i) for i in js.encode(word)] == json_pieces
+    trailing = 0
+    other: dict[str, int] = {}
+    for lang, text in _flores_lines(per_language=2000):
+        a, b = spm.encode(text), js.encode(text)
+        if a == b:
+            continue
+        if b == [*a, 6]:
+            trailing += 1
+        else:
+            other[lang] = other.get(lang, 0) + 1
+    assert trailing == 1235
+    assert other == {"ben_Beng": 11, "mal_Mlym": 4, "tam_Taml": 2, "tel_Telu": 1, "yor_Latn": 1}

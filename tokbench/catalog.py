@@ -361,9 +361,12 @@ def _builtin_entries() -> list[CatalogEntry]:
                     "sentencepiece", {"fairseq": True})),
             ("xlm-roberta-sentencepiece", "xlmr-spm"), "SentencePiece Unigram",
             "XLM-RoBERTa's original sentencepiece.bpe.model, fairseq ids (+1)",
-            note="the original of xlm-roberta's tokenizer.json: the same ids on ordinary text; "
-                 "they differ on whitespace-only text (SentencePiece gives no ids, the "
-                 "tokenizer.json one '▁')",
+            note="the original of xlm-roberta's tokenizer.json: the same ids on ordinary "
+                 "text. They differ where text ends in whitespace (also no-break and "
+                 "zero-width space; whitespace-only text gives no ids here, '▁' there) and "
+                 "on Indic vowel signs written as two code points (composed here, split or "
+                 "<unk> there): 1,254 of FLORES-200's 42,504 devtest sentences, 19 not "
+                 "whitespace",
             size=5_069_051),
         CatalogEntry(
             "t5", 32100,
