@@ -237,3 +237,4 @@ def test_xlm_roberta_json_and_original_differ(tok: Callable[[str], Tokenizer]) -
             other[lang] = other.get(lang, 0) + 1
     assert trailing == 1235
     assert other == {"ben_Beng": 11, "mal_Mlym": 4, "tam_Taml": 2, "tel_Telu": 1, "yor_Latn": 1}
+

@@ -191,3 +191,7 @@ def test_info_shows_source_and_hash(fetched: dict[PypiFile, Path], real_cache: P
     assert "llama-cpp-python==0.3.36:vendor/llama.cpp/models/ggml-vocab-llama-spm.gguf" in out
     assert "<unk> (id 0)" in out
     assert re.search(r"byte fallback\s+yes", out)
+    assert cli.main(["info", "qwen2"]) == 0  # an alias: info says what it stands for
+    out = capsys.readouterr().out
+    assert re.search(r"name\s+qwen3\b", out)
+    assert re.search(r"note\s+qwen2 and qwen2\.5 are aliases: Qwen2, Qwen2\.5 and Qwen3", out)
