@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tokbench.adapters.hf_tokenizers import HFTokenizersTokenizer
 from tokbench.adapters.transformers_adapter import nfkc_spans
 from tokbench.adapters.wordpiece import load
 
@@ -15,13 +16,13 @@ VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "Hello", "world", "##s", 
 
 
 @pytest.fixture
-def tok(tmp_path: Path):  # type: ignore[no-untyped-def]
+def tok(tmp_path: Path) -> HFTokenizersTokenizer:
     path = tmp_path / "vocab.txt"
     path.write_text("".join(f"{p}\n" for p in VOCAB), encoding="utf-8")
     return load(path, name="tiny-bert")
 
 
-def test_ids_pieces_and_facts(tok) -> None:  # type: ignore[no-untyped-def]
+def test_ids_pieces_and_facts(tok: HFTokenizersTokenizer) -> None:
     assert tok.encode("Hello worlds!") == [5, 6, 7, 8]
     assert tok.encode("日本") == [9, 10]  # CJK characters split apart
     assert tok.encode("Über") == [12, 13]  # cased: no lowercasing, no accent stripping
@@ -33,7 +34,7 @@ def test_ids_pieces_and_facts(tok) -> None:  # type: ignore[no-untyped-def]
     assert tok.decode([5, 6, 7, 8]) == "Hello worlds !"  # no clean-up of the space before "!"
 
 
-def test_spans(tok) -> None:  # type: ignore[no-untyped-def]
+def test_spans(tok: HFTokenizersTokenizer) -> None:
     text = "Hello  worlds!"
     assert tok.encode_with_spans(text).spans == [(0, 5), (7, 12), (12, 13), (13, 14)]
 
