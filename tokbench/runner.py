@@ -105,7 +105,7 @@ ProgressFn = Callable[[str, dict[str, Any]], None]
 
 
 def run(
-    tokenizers: Sequence[str | Tokenizer] | None = None,
+    tokenizers: Sequence[str | Tokenizer | Callable[[], Tokenizer]] | None = None,
     suites: Sequence[str | AnySuite] | None = None,
     metrics: Sequence[str] | None = None,
     *,
@@ -122,7 +122,9 @@ def run(
     """Compare ``tokenizers`` on ``suites``; returns the results (rows + what was run).
 
     ``tokenizers`` and ``suites`` are names/specs or loaded objects (defaults: the
-    eight reference tokenizers on every built-in suite); ``metrics`` are metric or
+    eight reference tokenizers on every built-in suite); a tokenizer may also be a
+    picklable zero-argument factory (``functools.partial(load, path)``), which worker
+    processes call instead of receiving the object; ``metrics`` are metric or
     family names (default: all). ``jobs`` worker processes (None: every usable core;
     1: this process) or ``executor="dask"`` (``scheduler`` address, or a LocalCluster).
     ``resume`` reuses the rows of finished units whose tokenizer, suite, settings and
@@ -199,7 +201,7 @@ class _Run:
 
     # -- orchestration ---------------------------------------------------------------
 
-    def go(self, tok_specs: list[str | Tokenizer], suite_specs: list[Any],
+    def go(self, tok_specs: list[Any], suite_specs: list[Any],
            resume: Results | None, executor: Executor, state: RunState) -> Results:
         meta = self.results.meta
         suites = [_load_suite(s) for s in suite_specs]
@@ -279,7 +281,7 @@ class _Run:
 
     # -- loading and planning --------------------------------------------------------
 
-    def _load_tokenizers(self, specs: list[str | Tokenizer]) -> None:
+    def _load_tokenizers(self, specs: list[Any]) -> None:
         meta = self.results.meta
         seen: dict[str, str] = {}
         for spec in specs:
@@ -574,12 +576,10 @@ def _cut(text: str, limit: int) -> str:
     return text if len(data) <= limit else data[:limit].decode("utf-8", errors="ignore")
 
 
-def _load(spec: str | Tokenizer) -> Tokenizer:
-    if not isinstance(spec, str):
-        return spec
-    from tokbench.loader import load_tokenizer
+def _load(spec: str | Tokenizer | Callable[[], Tokenizer]) -> Tokenizer:
+    from tokbench.engine.work import materialize
 
-    return load_tokenizer(spec)
+    return materialize(spec)
 
 
 def _load_suite(spec: Any) -> AnySuite:

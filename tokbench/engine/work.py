@@ -110,16 +110,31 @@ def install(run_id: str, tokenizers: Sequence[tuple[str, Tokenizer]]) -> None:
 
 
 def install_from_specs(run_id: str, payload: Sequence[tuple[str, object]]) -> None:
-    """Load a run's tokenizers in a worker: ``payload`` holds (name, spec or object)."""
+    """Load a run's tokenizers in a worker: ``payload`` holds (name, how to get it): a
+    spec string, a picklable zero-argument factory, or the tokenizer object itself."""
     with _LOCK:
         if run_id in _TOOLKITS:
             return
+        loaded = [(name, materialize(spec)) for name, spec in payload]
+        _TOOLKITS.clear()  # one run at a time per worker: free the previous run's
+        _TOOLKITS[run_id] = Toolkit(loaded)
+
+
+def materialize(spec: object) -> Tokenizer:
+    """A tokenizer from a spec string, a zero-argument factory, or itself."""
+    from tokbench.adapters.base import Tokenizer
+
+    if isinstance(spec, Tokenizer):
+        return spec
+    if isinstance(spec, str):
         from tokbench.loader import load_tokenizer
 
-        loaded = [(name, load_tokenizer(spec) if isinstance(spec, str) else spec)
-                  for name, spec in payload]
-        _TOOLKITS.clear()  # one run at a time per worker: free the previous run's
-        _TOOLKITS[run_id] = Toolkit(loaded)  # type: ignore[arg-type]
+        return load_tokenizer(spec)
+    if callable(spec):
+        tok = spec()
+        if isinstance(tok, Tokenizer):
+            return tok
+    raise TypeError(f"not a tokenizer, spec or tokenizer factory: {spec!r}")
 
 
 def process_shard(task: ShardTask) -> ShardResult:
