@@ -42,7 +42,7 @@ SuiteLoader = Callable[..., Suite | StreamingSuite]
 
 SUITES: Registry[SuiteLoader] = Registry("suite", "tokbench.suites")
 for _name in BUILTIN_SUITES:
-    SUITES.register(_name, lambda n=_name: functools.partial(load_builtin, n))
+    SUITES.register(_name, functools.partial(load_builtin, _name))
 SUITES.register("flores200", "tokbench.suites.external:load_flores200")
 
 SCHEMES: Registry[SuiteLoader] = Registry("suite scheme", "tokbench.suite_schemes")
