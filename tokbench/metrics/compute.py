@@ -7,6 +7,7 @@ per-token work is vectorized so the harness costs little next to the encoding.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import re
@@ -26,15 +27,27 @@ MIN_CHUNKED_RUN = 4  # digit runs shorter than this say nothing about chunking
 
 
 class TokenTable:
-    """Per-token facts (byte length, unknown, byte fallback), looked up lazily by id."""
+    """Per-token facts (bytes, byte length, unknown, byte fallback), looked up lazily by id.
+
+    Every token's bytes are also kept end to end in ``flat`` (token ``t`` at
+    ``start[t]:start[t] + length[t]``), so a suite's token bytes can be compared with its
+    text without a Python loop per token.
+    """
 
     def __init__(self, tokenizer: Tokenizer) -> None:
         self.tokenizer = tokenizer
         self._bytes: dict[int, bytes] = {}
         self.length = np.zeros(0, dtype=np.int64)
+        self.start = np.zeros(0, dtype=np.int64)
         self.known = np.zeros(0, dtype=bool)
         self.fallback = np.zeros(0, dtype=bool)
+        self._flat = bytearray()
         self.unk_id = tokenizer.unk_id
+
+    @property
+    def flat(self) -> np.ndarray:
+        """All known tokens' bytes end to end (see ``start``)."""
+        return np.frombuffer(bytes(self._flat), dtype=np.uint8)
 
     def token_bytes(self, token_id: int) -> bytes:
         b = self._bytes.get(token_id)
@@ -51,18 +64,25 @@ class TokenTable:
         top = int(ids.max()) + 1
         if top > self.length.size:
             grow = max(top, self.length.size * 2)
-            self.length = np.concatenate([self.length, np.zeros(grow - self.length.size, np.int64)])
-            self.known = np.concatenate([self.known, np.zeros(grow - self.known.size, bool)])
-            self.fallback = np.concatenate(
-                [self.fallback, np.zeros(grow - self.fallback.size, bool)])
+
+            def widen(a: np.ndarray) -> np.ndarray:
+                return np.concatenate([a, np.zeros(grow - a.size, a.dtype)])
+
+            self.length, self.start = widen(self.length), widen(self.start)
+            self.known, self.fallback = widen(self.known), widen(self.fallback)
         new = np.unique(ids[~self.known[ids]]).tolist()
+        if not new:
+            return
         token_bytes = self.token_bytes
-        self.length[new] = [len(token_bytes(t)) for t in new]
+        pieces = [token_bytes(t) for t in new]
+        self.length[new] = [len(b) for b in pieces]
+        self.start[new] = len(self._flat) + np.concatenate(
+            [[0], np.cumsum(self.length[new])[:-1]])
+        self._flat += b"".join(pieces)
         if self.tokenizer.byte_fallback:
             is_fb = self.tokenizer.is_byte_fallback_token
             self.fallback[new] = [is_fb(t) for t in new]
         self.known[new] = True
-
 
     def _fill_all(self) -> None:
         everything = self.tokenizer.all_token_bytes()
@@ -70,6 +90,8 @@ class TokenTable:
             return
         self._bytes = dict(enumerate(everything))
         self.length = np.fromiter(map(len, everything), dtype=np.int64, count=len(everything))
+        self.start = np.concatenate([[0], np.cumsum(self.length)[:-1]]).astype(np.int64)
+        self._flat = bytearray(b"".join(everything))
         self.known = np.ones(len(everything), dtype=bool)
         self.fallback = np.zeros(len(everything), dtype=bool)
         if self.tokenizer.byte_fallback:
@@ -144,6 +166,11 @@ class SuiteLayout:
     digit_runs: np.ndarray | None  # (n_runs, 2) char ranges of digit runs, when counted
     doc_of_run: np.ndarray | None
 
+    @functools.cached_property
+    def data(self) -> bytes:
+        """The joined text's UTF-8 bytes."""
+        return self.joined.encode("utf-8", "surrogatepass")
+
     @classmethod
     def build(cls, texts: Sequence[str],
               word_spans: Sequence[Sequence[tuple[int, int]] | None] | None = None,
@@ -185,13 +212,17 @@ def measure_documents(
     word_spans: Sequence[Sequence[tuple[int, int]] | None] | None,
     numbers: bool = False,
     layout: SuiteLayout | None = None,
+    offsets: Sequence[Sequence[tuple[int, int]] | None] | None = None,
+    offsets_unit: str = "char",
 ) -> DocCounts:
     """Count everything the metrics need for a whole suite at once.
 
     Every per-token and per-word computation is a handful of numpy operations over
     the suite instead of a Python loop per document. Pass the suite's ``layout``
     (built from the same texts, word spans and ``numbers``) to share it between
-    tokenizers.
+    tokenizers. ``offsets`` are the backend's own token positions from the same encode
+    (``Tokenizer.encode_batch_offsets``): they place the tokens of documents whose token
+    bytes do not spell the text (a normalizer changed it, unknown tokens).
     """
     if layout is None:
         layout = SuiteLayout.build(texts, word_spans, numbers)
@@ -220,10 +251,10 @@ def measure_documents(
     need_spans = layout.has_words or numbers or bool(unk_mask.any())
     if not need_spans or ids.size == 0:
         return c
-    starts, ends = _global_spans(table, texts, ids, ntok, layout.nbytes, layout.byte_base)
+    starts, ends = token_spans(table, layout, ids, ntok, offsets, offsets_unit)
 
     if unk_mask.any():
-        data = layout.joined.encode("utf-8")
+        data = layout.data
         for t in np.flatnonzero(unk_mask).tolist():
             piece = data[starts[t]:ends[t]].decode("utf-8", errors="ignore")
             c.unk_chars[doc_of_token[t]] += len(piece)
@@ -240,45 +271,118 @@ def measure_documents(
     return c
 
 
-def _global_spans(table: TokenTable, texts: Sequence[str], ids: np.ndarray, ntok: np.ndarray,
-                  nbytes: np.ndarray, byte_base: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Byte start and end of every token in the joined text.
+def token_spans(table: TokenTable, layout: SuiteLayout, ids: np.ndarray, ntok: np.ndarray,
+                offsets: Sequence[Sequence[tuple[int, int]] | None] | None = None,
+                offsets_unit: str = "char") -> tuple[np.ndarray, np.ndarray]:
+    """Byte start and end of every token in the suite's joined text.
 
-    Where a document's token bytes add up to its text (byte-level tokenizers), the
-    spans are a cumulative sum; SentencePiece's dummy-prefix space is dropped; any
-    other document is aligned piece by piece with ``align_spans``.
+    A document whose token bytes spell its text byte for byte (byte-level tokenizers;
+    SentencePiece's dummy-prefix space dropped) gets its spans by a cumulative sum:
+    exact, even for a token holding part of a character. Equal lengths are not enough:
+    a normalizer can add a byte in one place and remove one in another ("▁3,850 km²"
+    → "▁3,850 ▁km2"). Any other document takes the backend's ``offsets`` when given
+    (see ``_from_offsets``), else is aligned piece by piece with ``align_spans``.
     """
+    n = ntok.size
     lengths = table.length[ids].copy()
+    skip = np.zeros(ids.size, dtype=np.int64)  # leading token bytes that stand for no text
     first_tok = np.concatenate([[0], np.cumsum(ntok)[:-1]]).astype(np.int64)
-    doc_of_token = np.repeat(np.arange(ntok.size), ntok)
-    per_doc = np.bincount(doc_of_token, weights=lengths, minlength=ntok.size).astype(np.int64)
-    diff = per_doc - nbytes
+    doc_of_token = np.repeat(np.arange(n), ntok)
+    diff = np.bincount(doc_of_token, weights=lengths, minlength=n).astype(np.int64) - layout.nbytes
     # a token with no bytes (unknown, control) breaks the cumulative sum even when the
-    # lengths happen to add up: such documents are aligned piece by piece
-    empty = np.bincount(doc_of_token, weights=lengths == 0, minlength=ntok.size) > 0
-    odd = np.flatnonzero((diff != 0) | empty)
-    slow: list[int] = []
-    for d in odd.tolist():
+    # lengths happen to add up: such documents are placed otherwise
+    empty = np.bincount(doc_of_token, weights=lengths == 0, minlength=n) > 0
+    for d in np.flatnonzero((diff == 1) & ~empty & (ntok > 0)).tolist():
         t = int(first_tok[d])
-        if (diff[d] == 1 and not empty[d] and not texts[d].startswith(" ")
-                and table.token_bytes(int(ids[t])).startswith(b" ")):
+        if not layout.texts[d].startswith(" ") and table.token_bytes(int(ids[t])).startswith(b" "):
             lengths[t] -= 1  # the dummy prefix stands for no byte of the text
-        else:
-            slow.append(d)
+            skip[t] = 1
+            diff[d] = 0
+    exact = (diff == 0) & ~empty
+    exact[exact] = _same_bytes(table, layout, ids, lengths, skip, ntok, np.flatnonzero(exact))
     cum = np.concatenate([[0], np.cumsum(lengths)])
     # each document starts at its own byte base (documents are joined by one byte, a newline)
-    ends = cum[1:] + np.repeat(byte_base - cum[first_tok], ntok)
+    ends = cum[1:] + np.repeat(layout.byte_base - cum[first_tok], ntok)
     starts = ends - lengths
-    if slow:
+    rest = np.flatnonzero(~exact & (ntok > 0))
+    if offsets is not None:
+        given = [d for d in rest.tolist()
+                 if offsets[d] is not None and len(offsets[d]) == ntok[d]]  # type: ignore[arg-type]
+        if given:
+            _from_offsets(table, layout, ids, ntok, first_tok, np.asarray(given), offsets,
+                          offsets_unit, starts, ends)
+            rest = np.setdiff1d(rest, given)
+    if rest.size:
         from tokbench.adapters.base import align_spans
 
-        for d in slow:
+        for d in rest.tolist():
             t0, t1 = int(first_tok[d]), int(first_tok[d] + ntok[d])
-            data = texts[d].encode("utf-8")
+            data = layout.texts[d].encode("utf-8")
             spans = align_spans(data, [table.token_bytes(int(t)) for t in ids[t0:t1]])
-            arr = np.asarray(spans, dtype=np.int64).reshape(-1, 2) + byte_base[d]
+            arr = np.asarray(spans, dtype=np.int64).reshape(-1, 2) + layout.byte_base[d]
             starts[t0:t1], ends[t0:t1] = arr[:, 0], arr[:, 1]
     return starts, ends
+
+
+def _same_bytes(table: TokenTable, layout: SuiteLayout, ids: np.ndarray, lengths: np.ndarray,
+                skip: np.ndarray, ntok: np.ndarray, docs: np.ndarray) -> np.ndarray:
+    """For each document of ``docs`` (whose token lengths add up to its byte count),
+    whether its token bytes are exactly its text's bytes."""
+    if docs.size == 0:
+        return np.zeros(0, dtype=bool)
+    pick = np.zeros(ntok.size, dtype=bool)
+    pick[docs] = True
+    sel = pick[np.repeat(np.arange(ntok.size), ntok)]
+    lens = lengths[sel]
+    total = int(lens.sum())
+    within = np.arange(total) - np.repeat(np.cumsum(lens) - lens, lens)
+    stream = table.flat[np.repeat(table.start[ids[sel]] + skip[sel], lens) + within]
+    nb = layout.nbytes[docs]
+    text_pos = np.repeat(layout.byte_base[docs], nb) + (
+        np.arange(total) - np.repeat(np.cumsum(nb) - nb, nb))
+    text = np.frombuffer(layout.data, dtype=np.uint8)[text_pos]
+    bad = np.bincount(np.repeat(np.arange(docs.size), nb), weights=stream != text,
+                      minlength=docs.size)
+    return bad == 0
+
+
+def _from_offsets(table: TokenTable, layout: SuiteLayout, ids: np.ndarray, ntok: np.ndarray,
+                  first_tok: np.ndarray, docs: np.ndarray,
+                  offsets: Sequence[Sequence[tuple[int, int]] | None], unit: str,
+                  starts: np.ndarray, ends: np.ndarray) -> None:
+    """Spans of the tokens of ``docs`` from the backend's offsets (written in place).
+
+    Two corrections make them spans of text: a piece of only spaces that the backend
+    puts on a character that is no space (Hugging Face's ``▁`` dummy prefix on the first
+    character) covers nothing; a byte-fallback piece the backend gives no extent (all but
+    the last byte piece of a character) covers its character, like the last one.
+    """
+    arr = np.concatenate([np.asarray(offsets[d], dtype=np.int64).reshape(-1, 2)
+                          for d in docs.tolist()])
+    rep = np.repeat(docs, ntok[docs])
+    tok = np.concatenate([np.arange(first_tok[d], first_tok[d] + ntok[d]) for d in docs.tolist()])
+    if unit == "byte":
+        glob = arr + layout.byte_base[rep, None]
+    else:
+        chars = np.minimum(arr, layout.chars[rep, None]) + layout.char_base[rep, None]
+        glob = layout.offsets[chars]
+    s, e = glob[:, 0], glob[:, 1]
+    data = layout.data
+    tok_ids = ids[tok]
+    uniq = np.unique(tok_ids)
+    blank = [t for t in uniq.tolist() if table.length[t] and not table.token_bytes(t).strip(b" ")]
+    for k in np.flatnonzero(np.isin(tok_ids, blank) & (e > s)).tolist():
+        if data[s[k]:e[k]].strip():
+            e[k] = s[k]
+    holes = np.flatnonzero((e == s) & table.fallback[tok_ids])
+    if holes.size:
+        filled = np.flatnonzero(e > s)
+        nxt = np.searchsorted(filled, holes)
+        ok = nxt < filled.size
+        holes, nxt = holes[ok], filled[nxt[ok]]
+        same_doc = rep[nxt] == rep[holes]
+        s[holes[same_doc]], e[holes[same_doc]] = s[nxt[same_doc]], e[nxt[same_doc]]
+    starts[tok], ends[tok] = s, e
 
 
 def _count_digits(c: DocCounts, layout: SuiteLayout, starts: np.ndarray, ends: np.ndarray
