@@ -185,7 +185,8 @@ def test_vocabulary_facts():
     # The unknown token is not tested (unreachable by design).
     tok = ToyTokenizer(["a", "b", "c", "ab", "abc"], unk=True, lossy={"b": "a"})
     facts = vocabulary_facts(tok)
-    assert facts == {"vocab_size": 6, "special_tokens": 0, "invalid_utf8_tokens": 0,
+    assert facts == {"vocab_size": 6, "special_tokens": 0, "utf8_fragment_tokens": 0,
+                     "single_byte_tokens": 0,
                      "unreachable_tokens": 1}
 
 
@@ -198,6 +199,18 @@ class DummyPrefixToy(ToyTokenizer):
     def decode(self, ids):
         out = super().decode(ids)
         return out[1:] if out.startswith(" ") else out
+
+
+def test_unreachable_with_a_dummy_prefix_is_tested_inside_a_word():
+    # Pieces without the prefix space cannot start a text ("he" alone encodes to " he"), yet
+    # each is what "\n" + piece encodes to after the separator "\n" (which no other piece
+    # holds); the bare " " is the dummy prefix of "llo". Only "q", which decodes to "l", is
+    # unreachable; encode(decode([t])) alone would call 7 of 9 unreachable ("\n", " ",
+    # "llo", "he", "l", "o", "q").
+    tok = DummyPrefixToy(["\n", " \n", " ", " he", "llo", "he", "l", "o", "q"], unk=False,
+                         lossy={"q": "l"})
+    facts = vocabulary_facts(tok)
+    assert facts["unreachable_tokens"] == 1
 
 
 def test_dummy_prefix_space_belongs_to_no_word():

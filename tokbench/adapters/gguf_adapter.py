@@ -38,7 +38,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tokbench.adapters.base import Encoded, Encoding, SourceInfo, Tokenizer, out_of_vocab, sha256_file
+from tokbench.adapters.base import (
+    Encoded,
+    Encoding,
+    SourceInfo,
+    Tokenizer,
+    out_of_vocab,
+    sha256_file,
+)
 from tokbench.errors import (
     CorruptFileError,
     InputError,

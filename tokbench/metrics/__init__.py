@@ -63,10 +63,15 @@ _INFOS = [
     # the tokenizer itself (suite "vocab")
     MetricInfo("vocab_size", "none", "declared vocabulary size", decimals=0),
     MetricInfo("special_tokens", "none", "special (control) tokens", decimals=0),
-    MetricInfo("invalid_utf8_tokens", "none", "tokens whose bytes are not valid UTF-8 alone",
-               decimals=0),
+    MetricInfo("utf8_fragment_tokens", "none",
+               "tokens of two or more bytes that are not valid UTF-8 alone (parts of a "
+               "character; the count published for byte-level vocabularies)", decimals=0),
+    MetricInfo("single_byte_tokens", "none",
+               "tokens of one byte 0x80-0xFF (not valid UTF-8 alone)", decimals=0),
     MetricInfo("unreachable_tokens", "lower",
-               "tokens t with encode(decode([t])) != [t] (among valid UTF-8 tokens)", decimals=0),
+               "valid UTF-8 tokens no text encodes to: encode(decode([t])) != [t]; with a dummy "
+               "prefix, tokens that do not start a word are tested inside a word "
+               "(after a separator character)", decimals=0),
 ]
 for _info in _INFOS:
     METRICS.register(_info.name, _info)
@@ -81,7 +86,8 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "vocab_use": ("vocab_used", "renyi_efficiency"),
     "throughput": ("throughput_mb_s", "throughput_tokens_s"),
     "numbers": ("tokens_per_digit", "digits_single", "digits_l2r3", "digits_r2l3", "digits_other"),
-    "tokenizer": ("vocab_size", "special_tokens", "invalid_utf8_tokens", "unreachable_tokens"),
+    "tokenizer": ("vocab_size", "special_tokens", "utf8_fragment_tokens", "single_byte_tokens",
+                  "unreachable_tokens"),
 }
 
 
