@@ -16,6 +16,7 @@ from tokbench.metrics.compute import (
     classify_roundtrip,
     measure_documents,
     renyi_efficiency,
+    renyi_efficiency_seen,
 )
 from tokbench.metrics.vocab import vocabulary_facts
 from tokbench.runner import run
@@ -283,3 +284,12 @@ def test_unknown_token_after_a_bare_dummy_prefix_covers_its_character():
     v = measure(tok, ["The city"], words=[[(0, 3), (4, 8)]])
     assert v["unk_chars"] == pytest.approx(1 / 8)
     assert v["continued_words"] == pytest.approx(2 / 2)
+
+
+def test_renyi_both_denominators_by_hand():
+    # p = (1/2, 1/4, 1/4): Σ p^2.5 = 0.1767767 + 2 * 0.03125 = 0.2392767,
+    # H_2.5 = ln(0.2392767) / (1 - 2.5) = 0.9534209 nats
+    ids = np.array([0, 0, 1, 2])
+    assert renyi_efficiency(ids, 10) == pytest.approx(0.9534209 / math.log(10), rel=1e-6)
+    assert renyi_efficiency_seen(ids) == pytest.approx(0.9534209 / math.log(3), rel=1e-6)
+    assert renyi_efficiency_seen(np.array([5, 5])) is None  # one type: log 1 = 0

@@ -45,6 +45,14 @@ _INFOS = [
     MetricInfo("vocab_used", "none", "share of the vocabulary seen", "distinct ids / vocab size"),
     MetricInfo("renyi_efficiency", "higher", "Rényi efficiency of the unigram distribution, α=2.5",
                "H_2.5(p) / log |V|", _ZOUHAR),
+    MetricInfo("renyi_efficiency_vocab", "higher",
+               "Rényi efficiency of the unigram distribution, α=2.5, over the declared "
+               "vocabulary (special and unused ids included)",
+               "H_2.5(p) / log |V declared|", _ZOUHAR),
+    MetricInfo("renyi_efficiency_seen", "higher",
+               "Rényi efficiency of the unigram distribution, α=2.5, over the distinct tokens "
+               "seen in the corpus (tokenization-scorer's default denominator; its default α "
+               "is 3.0)", "H_2.5(p) / log |types seen|", _ZOUHAR),
     # throughput
     MetricInfo("throughput_mb_s", "higher", "encode speed, one thread (median of repeats)",
                "MB / s", unit="MB/s", deterministic=False, decimals=2),

@@ -429,14 +429,34 @@ def ratio(num: float, den: float) -> float | None:
     return num / den if den else None
 
 
+def renyi_entropy(counts: np.ndarray, alpha: float = RENYI_ALPHA) -> float | None:
+    """Rényi entropy H_α (nats) of the unigram distribution given by token ``counts``."""
+    total = float(counts.sum())
+    if total == 0:
+        return None
+    p = counts[counts > 0].astype(np.float64) / total
+    return math.log(float(np.sum(p ** alpha))) / (1.0 - alpha)
+
+
 def renyi_efficiency(ids: np.ndarray, vocab_size: int, alpha: float = RENYI_ALPHA) -> float | None:
-    """Rényi entropy of the unigram distribution divided by log |V| (Zouhar et al. 2023)."""
+    """``renyi_efficiency_vocab``: H_α / log |V| with |V| the declared vocabulary size
+    (special and unused ids included), as Zouhar et al. 2023 define it."""
     if ids.size == 0 or vocab_size < 2:
         return None
-    counts = np.bincount(ids).astype(np.float64)
-    p = counts[counts > 0] / ids.size
-    h = math.log(float(np.sum(p ** alpha))) / (1.0 - alpha)
-    return h / math.log(vocab_size)
+    h = renyi_entropy(np.bincount(ids), alpha)
+    return None if h is None else h / math.log(vocab_size)
+
+
+def renyi_efficiency_seen(ids: np.ndarray, alpha: float = RENYI_ALPHA) -> float | None:
+    """``renyi_efficiency_seen``: H_α / log of the number of distinct tokens in the corpus,
+    the default of Zouhar et al.'s reference implementation (tokenization-scorer, whose
+    ``power`` default is 3.0: pass ``-e power=2.5`` to compare)."""
+    counts = np.bincount(ids) if ids.size else np.zeros(0, np.int64)
+    types = int(np.count_nonzero(counts))
+    if types < 2:
+        return None
+    h = renyi_entropy(counts, alpha)
+    return None if h is None else h / math.log(types)
 
 
 def aggregate(c: DocCounts, idx: np.ndarray, families: Sequence[str], vocab_size: int,
