@@ -101,6 +101,33 @@ def test_digit_chunking(pieces, expected):
     assert v["tokens_per_digit"] == pytest.approx(len(tok.encode("1234567")) / 7)
 
 
+@pytest.mark.parametrize(("pieces", "text", "expected"), [
+    # a length that is a multiple of 3: left and right groups of 3 are the same cut
+    (["123", "456"], "123456", "digits_groups3"),
+    (["1", "2", "3", "4", "5", "6"], "123456", "digits_single"),
+    (["12", "3456"], "123456", "digits_other"),
+    # a run left whole (GPT-2's "2020") is its own class, not "other"
+    (["2020"], "2020", "digits_whole"),
+    ([" 2020", "s"], " 2020s", "digits_whole"),  # a token reaching outside the run
+    (["20", "20"], "2020", "digits_other"),
+    (["202", "0"], "2020", "digits_l2r3"),
+])
+def test_digit_classes_cover_every_run_of_four_or_more(pieces, text, expected):
+    from tokbench.metrics.compute import DIGIT_CLASSES
+
+    tok = ToyTokenizer(pieces, unk=False)
+    c = measure_documents(TokenTable(tok), [text], [tok.encode(text)], None, None, numbers=True)
+    assert dict(zip(DIGIT_CLASSES, c.runs.sum(axis=0).tolist(), strict=True)) == {
+        k: int(k == expected) for k in DIGIT_CLASSES}
+
+
+def test_runs_shorter_than_four_have_no_class():
+    tok = ToyTokenizer(["1", "2", "3", " "], unk=False)
+    c = measure_documents(TokenTable(tok), ["123 1"], [tok.encode("123 1")], None, None,
+                          numbers=True)
+    assert c.runs.sum() == 0 and c.digits.tolist() == [4] and c.digit_tokens.tolist() == [4]
+
+
 def test_tokens_per_digit_counts_tokens_overlapping_digit_runs():
     tok = ToyTokenizer(["x1", "23", " ", "4"], unk=False)
     # "x123 4": runs "123" (tokens x1, 23) and "4" (token 4) -> 3 tokens / 4 digits
@@ -246,7 +273,7 @@ def test_digit_runs_are_assigned_to_their_documents():
     # "12345" -> 123|45 (l2r); "54321" -> single digits; "1234" -> 123|4 (l2r)
     assert c.digits.tolist() == [5, 9, 0]
     assert c.digit_tokens.tolist() == [2, 7, 0]
-    assert c.runs.tolist() == [[0, 1, 0, 0], [1, 1, 0, 0], [0, 0, 0, 0]]
+    assert c.runs.tolist() == [[0, 1, 0, 0, 0, 0], [1, 1, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0]]
 
 
 class CountingToy(ToyTokenizer):

@@ -63,9 +63,13 @@ _INFOS = [
                "Σ tokens overlapping digit runs / Σ digits"),
     MetricInfo("digits_single", "none", "share of digit runs (≥4 digits) cut into single digits",
                "runs / runs"),
-    MetricInfo("digits_l2r3", "none", "share of digit runs cut in groups of 3 from the left",
-               "runs / runs"),
-    MetricInfo("digits_r2l3", "none", "share of digit runs cut in groups of 3 from the right",
+    MetricInfo("digits_l2r3", "none", "share of digit runs (≥4, length not a multiple of 3) "
+               "cut in groups of 3 from the left", "runs / runs"),
+    MetricInfo("digits_r2l3", "none", "share of digit runs (≥4, length not a multiple of 3) "
+               "cut in groups of 3 from the right", "runs / runs"),
+    MetricInfo("digits_groups3", "none", "share of digit runs whose length is a multiple of 3 "
+               "cut in groups of 3 (left and right give the same cut)", "runs / runs"),
+    MetricInfo("digits_whole", "none", "share of digit runs (≥4 digits) left in one token",
                "runs / runs"),
     MetricInfo("digits_other", "none", "share of digit runs cut any other way", "runs / runs"),
     # the tokenizer itself (suite "vocab")

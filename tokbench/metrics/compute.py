@@ -24,6 +24,9 @@ if TYPE_CHECKING:
 RENYI_ALPHA = 2.5
 DIGIT_RUN = re.compile(r"\d+")
 MIN_CHUNKED_RUN = 4  # digit runs shorter than this say nothing about chunking
+#: how a run of 4+ ASCII digits is cut (see ``_count_digits``); the columns of ``DocCounts.runs``
+DIGIT_CLASSES = ("digits_single", "digits_l2r3", "digits_r2l3", "digits_other",
+                 "digits_groups3", "digits_whole")
 
 
 class TokenTable:
@@ -131,7 +134,7 @@ class DocCounts:
     fallback: np.ndarray
     digits: np.ndarray
     digit_tokens: np.ndarray
-    runs: np.ndarray  # shape (n, 4): single, l2r3, r2l3, other
+    runs: np.ndarray  # shape (n, len(DIGIT_CLASSES))
     ids: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     doc_of_token: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
 
@@ -238,7 +241,7 @@ def measure_documents(
     c = DocCounts(ok=ok, tokens=ntok, bytes=layout.nbytes, chars=layout.chars,
                   words=layout.words, continued=zeros(), roundtrip=np.zeros(n, bool),
                   unk=zeros(), unk_chars=zeros(), fallback=zeros(), digits=zeros(),
-                  digit_tokens=zeros(), runs=np.zeros((n, 4), np.int64), ids=ids,
+                  digit_tokens=zeros(), runs=np.zeros((n, len(DIGIT_CLASSES)), np.int64), ids=ids,
                   doc_of_token=doc_of_token)
     if decoded is not None:
         c.roundtrip = np.array([d is not None and d == t for d, t in zip(decoded, texts,
@@ -387,7 +390,15 @@ def _from_offsets(table: TokenTable, layout: SuiteLayout, ids: np.ndarray, ntok:
 
 def _count_digits(c: DocCounts, layout: SuiteLayout, starts: np.ndarray, ends: np.ndarray
                   ) -> None:
-    """Tokens per digit run, and how runs of 4+ ASCII digits are cut (all vectorized)."""
+    """Tokens per digit run, and how runs of 4+ ASCII digits are cut (all vectorized).
+
+    Every run of ``MIN_CHUNKED_RUN`` or more ASCII digits falls in exactly one class of
+    ``DIGIT_CLASSES``: one token per digit; groups of 3 from the left ("1234" → 123|4) or
+    from the right (1|234) — told apart only when the length is not a multiple of 3; groups
+    of 3 when it is (123|456: both directions give the same cut, so no direction is
+    claimed); the whole run one token ("2020"); any other cut. A token reaching outside the
+    run (" 2020", "2020s") counts by the cuts inside the run.
+    """
     runs, doc, offsets = layout.digit_runs, layout.doc_of_run, layout.offsets
     if runs is None or doc is None or runs.size == 0:
         return
@@ -400,10 +411,7 @@ def _count_digits(c: DocCounts, layout: SuiteLayout, starts: np.ndarray, ends: n
     c.digits += np.bincount(doc, weights=n_digits, minlength=n).astype(np.int64)
     c.digit_tokens += np.bincount(doc, weights=np.maximum(last - first + 1, 0),
                                   minlength=n).astype(np.int64)
-    # Chunking: ASCII runs long enough to tell the patterns apart (l2r and r2l groups of 3
-    # coincide when the length is a multiple of 3).
-    pick = np.flatnonzero((n_digits >= MIN_CHUNKED_RUN) & (n_digits % 3 != 0)
-                          & (b1 - b0 == n_digits))
+    pick = np.flatnonzero((n_digits >= MIN_CHUNKED_RUN) & (b1 - b0 == n_digits))
     if pick.size == 0:
         return
     cuts_per_run = np.maximum(last[pick] - first[pick], 0)  # tokens after the first one
@@ -418,10 +426,12 @@ def _count_digits(c: DocCounts, layout: SuiteLayout, starts: np.ndarray, ends: n
     nd = n_digits[pick]
     k = cuts_per_run
     groups = (nd - 1) // 3
-    cls = np.full(pick.size, 3)
-    cls[(k == groups) & (right3 == k)] = 2
-    cls[(k == groups) & (left3 == k)] = 1
-    cls[k == nd - 1] = 0
+    cls = np.full(pick.size, DIGIT_CLASSES.index("digits_other"))
+    cls[(k == groups) & (right3 == k)] = DIGIT_CLASSES.index("digits_r2l3")
+    cls[(k == groups) & (left3 == k)] = DIGIT_CLASSES.index("digits_l2r3")
+    cls[(k == groups) & (left3 == k) & (right3 == k)] = DIGIT_CLASSES.index("digits_groups3")
+    cls[k == nd - 1] = DIGIT_CLASSES.index("digits_single")
+    cls[k == 0] = DIGIT_CLASSES.index("digits_whole")
     np.add.at(c.runs, (doc[pick], cls), 1)
 
 
