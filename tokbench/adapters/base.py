@@ -154,6 +154,11 @@ class Tokenizer(ABC):
         """
         return [Encoded(ids) for ids in self.encode_batch(texts, threads=threads)]
 
+    def normalize(self, text: str) -> str | None:
+        """``text`` as the tokenizer's own normalizer leaves it (None: the backend exposes
+        no normalizer, or has none that could be run alone)."""
+        return None
+
     def offsets(self, text: str) -> list[tuple[int, int]] | None:
         """Character offsets of each token of ``encode(text)`` where the backend gives them."""
         return None

@@ -758,6 +758,9 @@ class GGUFTokenizer(Tokenizer):
     def offsets_unit(self) -> str:  # type: ignore[override]
         return self.inner.offsets_unit
 
+    def normalize(self, text: str) -> str | None:
+        return self.inner.normalize(text)
+
     def decode(self, ids: Sequence[int]) -> str:
         return self.inner.decode(ids)
 

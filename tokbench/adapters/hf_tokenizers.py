@@ -404,6 +404,10 @@ class HFTokenizersTokenizer(Tokenizer):
                         for t, e in zip(texts, encs, strict=True)]
         return [Encoded(e.ids, e.offsets) for e in encs]
 
+    def normalize(self, text: str) -> str | None:
+        norm = self._tok.normalizer
+        return text if norm is None else str(norm.normalize_str(text))
+
     def decode(self, ids: Sequence[int]) -> str:
         return str(self._tok.decode(list(ids), skip_special_tokens=False))
 

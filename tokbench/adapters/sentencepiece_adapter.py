@@ -231,6 +231,15 @@ class SentencePieceTokenizer(Tokenizer):
                               add_bos=False, add_eos=False, num_threads=max(1, threads))
         return [Encoded(o["ids"], o["offsets"]) for o in out]
 
+    def normalize(self, text: str) -> str | None:
+        """SentencePiece's normalizer (spaces as spaces, the dummy prefix left out)."""
+        out = str(self._sp.normalize(text)).replace("▁", " ")
+        s = self.settings
+        if s.add_dummy_prefix and out and not text.startswith(" "):
+            out = out[:-1] if s.treat_whitespace_as_suffix and out.endswith(" ") else (
+                out[1:] if out.startswith(" ") else out)
+        return out
+
     def decode(self, ids: Sequence[int]) -> str:
         return str(self._sp.decode([int(i) for i in ids]))
 

@@ -239,6 +239,13 @@ class TransformersTokenizer(Tokenizer):
             out.append(Encoded([int(i) for i in r["input_ids"]], r["offset_mapping"]))
         return out
 
+    def normalize(self, text: str) -> str | None:
+        """A fast tokenizer's normalizer (a slow one exposes none)."""
+        if not self.is_fast:
+            return None
+        norm = self._tok.backend_tokenizer.normalizer
+        return text if norm is None else str(norm.normalize_str(text))
+
     def decode(self, ids: Sequence[int]) -> str:
         return str(self._tok.decode([int(i) for i in ids], skip_special_tokens=False,
                                     clean_up_tokenization_spaces=False))

@@ -12,7 +12,7 @@ import itertools
 import math
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -509,24 +509,67 @@ def aggregate(c: DocCounts, idx: np.ndarray, families: Sequence[str], vocab_size
     return out
 
 
-def classify_roundtrip(original: str, decoded: str, has_unk: bool) -> dict[str, Any]:
-    """Why a round-trip failed: kind, first differing character offset and excerpts."""
+def classify_roundtrip(original: str, decoded: str, has_unk: bool,
+                       normalize: Callable[[str], str | None] | None = None) -> dict[str, Any]:
+    """Why a round-trip failed: kind, first differing character offset and excerpts.
+
+    ``normalize`` is the tokenizer's own normalizer (``Tokenizer.normalize``); without
+    one, Unicode NFKC stands in for it. Where the tokenizer has one, the offset is that of
+    the first difference its normalizer does not explain (an unknown token, not a newline
+    the normalizer collapsed), as a character offset into ``original``.
+    """
+    own = normalize is not None and normalize(original) is not None
+    norm: Callable[[str], str] = (
+        (lambda s: normalize(s) or "") if own and normalize is not None else _nfkc)
+    kind = roundtrip_kind(original, decoded, has_unk, norm)
+    if own and kind in ("unknown_token", "other"):
+        target = norm(original)
+        p = _first_difference(target, decoded)
+        at = _original_offset(original, p, norm) if p < len(target) else len(original)
+        got_at = p
+    else:
+        at = got_at = _first_difference(original, decoded)
+    lo, glo = max(0, at - 20), max(0, got_at - 20)
+    return {"kind": kind, "offset": at, "expected": original[lo:at + 20],
+            "got": decoded[glo:got_at + 20]}
+
+
+def roundtrip_kind(original: str, decoded: str, has_unk: bool,
+                   norm: Callable[[str], str]) -> str:
+    """The failure class, first rule that holds: unknown_token, normalization (the
+    normalizer explains the change), whitespace, normalization with whitespace, other."""
     def squeeze(s: str) -> str:
         return "".join(s.split())
 
-    nfkc_o, nfkc_d = (unicodedata.normalize("NFKC", s) for s in (original, decoded))
     if has_unk:
-        kind = "unknown_token"
-    elif nfkc_o == nfkc_d:
-        kind = "normalization"
-    elif squeeze(original) == squeeze(decoded):
-        kind = "whitespace"
-    elif squeeze(nfkc_o) == squeeze(nfkc_d):
-        kind = "normalization"  # e.g. SentencePiece's nmt_nfkc also collapses whitespace
-    else:
-        kind = "other"
-    at = next((k for k, (a, b) in enumerate(zip(original, decoded, strict=False)) if a != b),
-              min(len(original), len(decoded)))
-    lo = max(0, at - 20)
-    return {"kind": kind, "offset": at, "expected": original[lo:at + 20],
-            "got": decoded[lo:at + 20]}
+        return "unknown_token"
+    n_o, n_d = norm(original), norm(decoded)
+    if n_o == n_d or n_o == decoded:
+        return "normalization"
+    if squeeze(original) == squeeze(decoded):
+        return "whitespace"
+    if squeeze(n_o) in (squeeze(n_d), squeeze(decoded)):
+        return "normalization"  # e.g. SentencePiece's nmt_nfkc also collapses whitespace
+    return "other"
+
+
+def _nfkc(s: str) -> str:
+    return unicodedata.normalize("NFKC", s)
+
+
+def _first_difference(a: str, b: str) -> int:
+    return next((k for k, (x, y) in enumerate(zip(a, b, strict=False)) if x != y),
+                min(len(a), len(b)))
+
+
+def _original_offset(original: str, p: int, norm: Callable[[str], str]) -> int:
+    """The character of ``original`` whose normalized form holds position ``p`` of
+    ``norm(original)`` (normalizers act locally, so prefixes normalize to prefixes)."""
+    lo, hi = 0, len(original)
+    while lo < hi:  # smallest j with len(norm(original[:j])) > p
+        mid = (lo + hi) // 2
+        if len(norm(original[:mid])) > p:
+            hi = mid
+        else:
+            lo = mid + 1
+    return max(0, lo - 1)
