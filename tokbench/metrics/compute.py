@@ -544,7 +544,7 @@ def roundtrip_kind(original: str, decoded: str, has_unk: bool,
     if has_unk:
         return "unknown_token"
     n_o, n_d = norm(original), norm(decoded)
-    if n_o == n_d or n_o == decoded:
+    if n_o in (n_d, decoded):
         return "normalization"
     if squeeze(original) == squeeze(decoded):
         return "whitespace"

@@ -93,7 +93,7 @@ def separator(tok: Tokenizer, everything: Sequence[bytes]) -> str | None:
         try:
             if tok.decode(tok.encode(c)) == c:
                 return c
-        except Exception:  # noqa: S112 (a tokenizer that cannot encode c: try the next)
+        except Exception:  # a tokenizer that cannot encode c: try the next
             continue
     return None
 
