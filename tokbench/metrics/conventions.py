@@ -121,12 +121,12 @@ def count_alone(tok: Tokenizer, texts: Sequence[str], spans: Sequence[Sequence[S
     n = len(texts)
     words = np.full(n, -1, dtype=np.int64)
     per_doc: list[list[str]] = []
-    for d, (text, ws) in enumerate(zip(texts, spans, strict=True)):
-        if ws is None:
+    for d, (text, doc_spans) in enumerate(zip(texts, spans, strict=True)):
+        if doc_spans is None:
             per_doc.append([])
             continue
-        words[d] = len(ws)
-        per_doc.append([text[a:b] for a, b in ws])
+        words[d] = len(doc_spans)
+        per_doc.append([text[a:b] for a, b in doc_spans])
     types = sorted({w for ws in per_doc for w in ws})
     prefix = " " if leading_space else ""
     length: dict[str, int] = {}
