@@ -82,7 +82,7 @@ def test_vocab_used_and_renyi_efficiency_by_hand():
     v = measure(tok, ["abab"])
     assert v["vocab_used"] == pytest.approx(2 / 3)
     # p = (1/2, 1/2): H_2.5 = log(2 * 0.5**2.5) / (1 - 2.5) = log 2
-    assert v["renyi_efficiency"] == pytest.approx(math.log(2) / math.log(3))
+    assert v["renyi_efficiency_vocab"] == pytest.approx(math.log(2) / math.log(3))
     assert renyi_efficiency(np.array([0, 0, 1, 1]), 4) == pytest.approx(0.5)
     # a single token type has zero entropy
     assert renyi_efficiency(np.array([3, 3, 3]), 8) == pytest.approx(0.0)
