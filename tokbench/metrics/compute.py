@@ -47,6 +47,7 @@ class TokenTable:
         self.start = np.zeros(0, dtype=np.int64)
         self.known = np.zeros(0, dtype=bool)
         self.fallback = np.zeros(0, dtype=bool)
+        self.partial = np.zeros(0, dtype=bool)  # bytes not valid UTF-8 alone
         self._flat = bytearray()
         self.unk_id = tokenizer.unk_id
 
@@ -76,6 +77,7 @@ class TokenTable:
 
             self.length, self.start = widen(self.length), widen(self.start)
             self.known, self.fallback = widen(self.known), widen(self.fallback)
+            self.partial = widen(self.partial)
         new = np.unique(ids[~self.known[ids]]).tolist()
         if not new:
             return
@@ -85,6 +87,7 @@ class TokenTable:
         self.start[new] = len(self._flat) + np.concatenate(
             [[0], np.cumsum(self.length[new])[:-1]])
         self._flat += b"".join(pieces)
+        self.partial[new] = [not _valid_utf8(b) for b in pieces]
         if self.tokenizer.byte_fallback:
             is_fb = self.tokenizer.is_byte_fallback_token
             self.fallback[new] = [is_fb(t) for t in new]
@@ -100,9 +103,19 @@ class TokenTable:
         self._flat = bytearray(b"".join(everything))
         self.known = np.ones(len(everything), dtype=bool)
         self.fallback = np.zeros(len(everything), dtype=bool)
+        self.partial = np.fromiter((not _valid_utf8(b) for b in everything), dtype=bool,
+                                   count=len(everything))
         if self.tokenizer.byte_fallback:
             is_fb = self.tokenizer.is_byte_fallback_token
             self.fallback[:] = [is_fb(t) for t in range(len(everything))]
+
+
+def _valid_utf8(b: bytes) -> bool:
+    try:
+        b.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def char_to_byte_offsets(text: str) -> np.ndarray:
@@ -135,6 +148,7 @@ class DocCounts:
     unk: np.ndarray
     unk_chars: np.ndarray
     fallback: np.ndarray
+    byte_tokens: np.ndarray  # tokens whose bytes are not valid UTF-8 alone
     digits: np.ndarray
     digit_tokens: np.ndarray
     runs: np.ndarray  # shape (n, len(DIGIT_CLASSES))
@@ -243,13 +257,16 @@ def measure_documents(
 
     c = DocCounts(ok=ok, tokens=ntok, bytes=layout.nbytes, chars=layout.chars,
                   words=layout.words, continued=zeros(), roundtrip=np.zeros(n, bool),
-                  unk=zeros(), unk_chars=zeros(), fallback=zeros(), digits=zeros(),
+                  unk=zeros(), unk_chars=zeros(), fallback=zeros(), byte_tokens=zeros(),
+                  digits=zeros(),
                   digit_tokens=zeros(), runs=np.zeros((n, len(DIGIT_CLASSES)), np.int64), ids=ids,
                   doc_of_token=doc_of_token)
     if decoded is not None:
         c.roundtrip = np.array([d is not None and d == t for d, t in zip(decoded, texts,
                                                                            strict=True)])
     c.fallback = np.bincount(doc_of_token, weights=table.fallback[ids], minlength=n).astype(
+        np.int64)
+    c.byte_tokens = np.bincount(doc_of_token, weights=table.partial[ids], minlength=n).astype(
         np.int64)
     unk_mask = ids == table.unk_id if table.unk_id is not None else np.zeros(ids.size, bool)
     c.unk = np.bincount(doc_of_token, weights=unk_mask, minlength=n).astype(np.int64)
@@ -445,7 +462,7 @@ def subset_sums(c: DocCounts, idx: np.ndarray, collectors: set[str]) -> SubsetSt
         "docs": int(idx.size), "ok": int(ok.size), "failed": int(idx.size - ok.size),
         "tokens": int(c.tokens[ok].sum()), "bytes": int(c.bytes[ok].sum()),
         "chars": int(c.chars[ok].sum()), "unk": int(c.unk[ok].sum()),
-        "fallback": int(c.fallback[ok].sum()),
+        "fallback": int(c.fallback[ok].sum()), "byte_tokens": int(c.byte_tokens[ok].sum()),
     }
     if "decode" in collectors:
         s["roundtrip"] = int(c.roundtrip[ok].sum())

@@ -118,6 +118,12 @@ BUILTIN_METRICS: list[MetricInfo] = [
     _m("byte_fallback", "unknown", "lower", "byte-fallback pieces per token",
        "Σ byte pieces / Σ tokens", needs=("fallback", "tokens"),
        compute=lambda s, c: ratio(s["fallback"], s["tokens"])),
+    _m("byte_token_rate", "unknown", "lower",
+       "tokens whose bytes are not valid UTF-8 alone (parts of a character, single bytes "
+       "0x80-0xFF, byte-fallback pieces of such bytes) per token: what byte-level BPE does "
+       "where it knows a script badly (unk_rate and byte_fallback stay 0 there)",
+       "Σ tokens not valid UTF-8 alone / Σ tokens", needs=("byte_tokens", "tokens"),
+       compute=lambda s, c: ratio(s["byte_tokens"], s["tokens"])),
     _m("vocab_used", "vocab_use", "none", "share of the vocabulary seen",
        "distinct ids / vocab size", needs=("histogram",), compute=_vocab_used),
     _m("renyi_efficiency_vocab", "vocab_use", "higher",

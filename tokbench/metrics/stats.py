@@ -18,7 +18,8 @@ import numpy as np
 #: Work a shard does beyond encoding, and the statistics each produces. ``counts`` is
 #: always done; the others only when a chosen metric ``needs`` one of their statistics.
 COLLECTORS: dict[str, tuple[str, ...]] = {
-    "counts": ("docs", "ok", "failed", "tokens", "bytes", "chars", "unk", "fallback"),
+    "counts": ("docs", "ok", "failed", "tokens", "bytes", "chars", "unk", "fallback",
+               "byte_tokens"),
     "decode": ("roundtrip",),
     "words": ("seg_docs", "seg_tokens", "words", "continued"),
     "unk_spans": ("unk_chars",),
