@@ -75,3 +75,51 @@ def test_glotscope_fertility_qwen2(conv: str, lang: str, fertility: float, conti
     words = int(np.sum(got.words))
     assert got.tokens.sum() / words == pytest.approx(fertility, rel=1e-12)
     assert got.continued.sum() / words == pytest.approx(continued, rel=1e-12)
+
+
+@pytest.mark.parametrize(("conv", "fertility", "strr"), [
+    # "hello hello!" / segmenter words: hello, hello | whitespace: "hello", "hello!"
+    # context: tokens [hello, " hello", "!"] (3) over 2 words; each word one token
+    ("context/words", 3 / 2, 1.0),
+    # words+punct: "!" is a word too: 3 tokens / 3 words
+    ("context/words+punct", 3 / 3, 1.0),
+    # alone: "hello" -> 1, "hello!" -> [hello, !] 2: 3 / 2, one word of two
+    ("alone/whitespace", 3 / 2, 1 / 2),
+    # alone after a space: " hello" -> 1, " hello!" -> 2
+    ("alone_space/whitespace", 3 / 2, 1 / 2),
+])
+def test_run_records_and_applies_the_convention(conv: str, fertility: float, strr: float) -> None:
+    from tokbench.runner import run
+    from tokbench.suites.model import Document, Suite
+
+    tok = ToyTokenizer(["hello", " hello", "!", " ", "he", "llo"], unk=False)
+    suite = Suite("s", "1", [Document("d", "eng_Latn", "x", "hello hello!")])
+    res = run([tok], [suite], ["fertility"], fertility=conv)
+    assert res.meta["settings"]["fertility"] == conv
+    assert res.value("toy", "s", "all", "fertility") == pytest.approx(fertility)
+    assert res.value("toy", "s", "all", "strr") == pytest.approx(strr)
+
+
+def test_bad_convention_is_one_line() -> None:
+    from tokbench.runner import Settings
+
+    with pytest.raises(InputError, match="fertility convention 'alone/sentences'"):
+        Settings(fertility="alone/sentences")
+
+
+@pytest.mark.real
+def test_toklens_and_tokscope_on_flores_english(real_cache: Path) -> None:
+    """toklens 0.1.2 (compute_all on the devtest sentences joined by spaces) reports XLM-R's
+    English STRR 0.721063 and fertility 1.399982 (each whitespace word alone); tokscope 0.2.0
+    fertility 1.4 (the joined text's 30,661 tokens over 21,901 whitespace words)."""
+    from tokbench.runner import run
+
+    suite = "flores200?split=devtest&languages=eng_Latn"
+    alone = run(["xlm-roberta"], [suite], ["fertility"], fertility="alone/whitespace")
+    assert alone.value("xlm-roberta", "flores200-devtest", "eng_Latn", "strr") == pytest.approx(
+        0.721063, abs=5e-7)
+    assert alone.value("xlm-roberta", "flores200-devtest", "eng_Latn", "fertility") == pytest.approx(
+        1.399982, abs=5e-7)
+    ctx = run(["xlm-roberta"], [suite], ["fertility"], fertility="context/whitespace")
+    assert ctx.value("xlm-roberta", "flores200-devtest", "eng_Latn", "fertility") == pytest.approx(
+        30661 / 21901)

@@ -63,8 +63,12 @@ class Settings:
     throughput_repeats: int = 5
     throughput_subsets: bool = True  # also time each subset, not only "all"
     threads: int = 1
+    fertility: str = "context/words"  # see tokbench.metrics.conventions
 
     def __post_init__(self) -> None:
+        from tokbench.metrics.conventions import FertilityConvention
+
+        self.fertility = str(FertilityConvention.parse(self.fertility))
         if not isinstance(self.premium_join, bool):
             raise InputError(f"premium_join must be true or false, got {self.premium_join!r}")
         for name, low in (("throughput_repeats", 1), ("threads", 1)):
@@ -261,7 +265,7 @@ class _Run:
                 if i not in p.progress.done:
                     yield ShardTask(run_id, p.suite.name, i, source, tuple(p.tokenizers),
                                     p.collectors, p.subset_by, p.suite.parallel,
-                                    self.settings.threads)
+                                    self.settings.threads, self.settings.fertility)
 
     def _absorb(self, plan: _Plan, r: ShardResult) -> None:
         prog = plan.progress
@@ -636,6 +640,14 @@ def _reuse(resume: Results | None, tokenizer: str, suite: str, info: dict[str, A
     return rows, failures
 
 
+def _formulas(families: list[str]) -> dict[str, str]:
+    """metric -> its formula as defined in this version (``compare`` refuses to compare a
+    metric whose definition changed, e.g. a Rényi efficiency over another denominator)."""
+    from tokbench.metrics import metrics_of
+
+    return {m.name: m.formula for m in metrics_of(families) if m.formula}
+
+
 def _meta(settings: Settings, families: list[str]) -> dict[str, Any]:
     return {
         "tokbench_version": __version__,
@@ -644,6 +656,7 @@ def _meta(settings: Settings, families: list[str]) -> dict[str, Any]:
         "machine": machine_info(),
         "settings": settings.to_dict(),
         "metric_families": families,
+        "metric_formulas": _formulas(families),
         "complete": False,
     }
 

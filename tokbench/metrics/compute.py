@@ -143,7 +143,8 @@ class DocCounts:
     bytes: np.ndarray
     chars: np.ndarray
     words: np.ndarray  # -1 where the language has no segmenter
-    continued: np.ndarray
+    continued: np.ndarray  # words of 2+ tokens
+    single: np.ndarray  # words of exactly one token
     roundtrip: np.ndarray
     unk: np.ndarray
     unk_chars: np.ndarray
@@ -154,6 +155,9 @@ class DocCounts:
     runs: np.ndarray  # shape (n, len(DIGIT_CLASSES))
     ids: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     doc_of_token: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    #: tokens counted for fertility: the document's own (``context``) or those of its words
+    #: encoded alone (``tokbench.metrics.conventions``)
+    word_tokens: np.ndarray | None = None
 
     def ids_of(self, docs: np.ndarray) -> np.ndarray:
         """All token ids of the documents ``docs``."""
@@ -256,7 +260,8 @@ def measure_documents(
     table.ensure(ids)
 
     c = DocCounts(ok=ok, tokens=ntok, bytes=layout.nbytes, chars=layout.chars,
-                  words=layout.words, continued=zeros(), roundtrip=np.zeros(n, bool),
+                  words=layout.words, continued=zeros(), single=zeros(),
+                  roundtrip=np.zeros(n, bool),
                   unk=zeros(), unk_chars=zeros(), fallback=zeros(), byte_tokens=zeros(),
                   digits=zeros(),
                   digit_tokens=zeros(), runs=np.zeros((n, len(DIGIT_CLASSES)), np.int64), ids=ids,
@@ -287,8 +292,11 @@ def measure_documents(
     if layout.has_words and layout.word_bytes.size:
         first = np.searchsorted(e_ne, layout.word_bytes[:, 0], side="right")
         last = np.searchsorted(s_ne, layout.word_bytes[:, 1], side="left") - 1
-        cont = (last - first + 1) >= 2
-        c.continued = np.bincount(layout.doc_of_word, weights=cont, minlength=n).astype(np.int64)
+        cover = last - first + 1
+        c.continued = np.bincount(layout.doc_of_word, weights=cover >= 2,
+                                  minlength=n).astype(np.int64)
+        c.single = np.bincount(layout.doc_of_word, weights=cover == 1,
+                               minlength=n).astype(np.int64)
     if numbers:
         _count_digits(c, layout, s_ne, e_ne)
     return c
@@ -468,8 +476,10 @@ def subset_sums(c: DocCounts, idx: np.ndarray, collectors: set[str]) -> SubsetSt
         s["roundtrip"] = int(c.roundtrip[ok].sum())
     if "words" in collectors:
         seg = ok[c.words[ok] >= 0]
-        s.update(seg_docs=int(seg.size), seg_tokens=int(c.tokens[seg].sum()),
-                 words=int(c.words[seg].sum()), continued=int(c.continued[seg].sum()))
+        word_tokens = c.tokens if c.word_tokens is None else c.word_tokens
+        s.update(seg_docs=int(seg.size), seg_tokens=int(word_tokens[seg].sum()),
+                 words=int(c.words[seg].sum()), continued=int(c.continued[seg].sum()),
+                 single_words=int(c.single[seg].sum()))
     if "unk_spans" in collectors:
         s["unk_chars"] = int(c.unk_chars[ok].sum())
     if "digits" in collectors:

@@ -21,7 +21,7 @@ COLLECTORS: dict[str, tuple[str, ...]] = {
     "counts": ("docs", "ok", "failed", "tokens", "bytes", "chars", "unk", "fallback",
                "byte_tokens"),
     "decode": ("roundtrip",),
-    "words": ("seg_docs", "seg_tokens", "words", "continued"),
+    "words": ("seg_docs", "seg_tokens", "words", "continued", "single_words"),
     "unk_spans": ("unk_chars",),
     "digits": ("digits", "digit_tokens", "runs_single", "runs_l2r3", "runs_r2l3",
                "runs_other", "runs_groups3", "runs_whole"),
