@@ -116,10 +116,8 @@ def test_toklens_and_tokscope_on_flores_english(real_cache: Path) -> None:
 
     suite = "flores200?split=devtest&languages=eng_Latn"
     alone = run(["xlm-roberta"], [suite], ["fertility"], fertility="alone/whitespace")
-    assert alone.value("xlm-roberta", "flores200-devtest", "eng_Latn", "strr") == pytest.approx(
-        0.721063, abs=5e-7)
-    assert alone.value("xlm-roberta", "flores200-devtest", "eng_Latn", "fertility") == pytest.approx(
-        1.399982, abs=5e-7)
+    key = ("xlm-roberta", "flores200-devtest", "eng_Latn")
+    assert alone.value(*key, "strr") == pytest.approx(0.721063, abs=5e-7)
+    assert alone.value(*key, "fertility") == pytest.approx(1.399982, abs=5e-7)
     ctx = run(["xlm-roberta"], [suite], ["fertility"], fertility="context/whitespace")
-    assert ctx.value("xlm-roberta", "flores200-devtest", "eng_Latn", "fertility") == pytest.approx(
-        30661 / 21901)
+    assert ctx.value(*key, "fertility") == pytest.approx(30661 / 21901)
