@@ -31,6 +31,7 @@ from tokbench.metrics import metrics_of, resolve_families
 from tokbench.metrics.base import MetricContext
 from tokbench.metrics.compute import evaluate, ratio
 from tokbench.metrics.stats import SubsetStats, UnitStats, collectors_for
+from tokbench.metrics.fairness import fairness_rows
 from tokbench.results import Results, Row
 from tokbench.version import __version__
 
@@ -366,7 +367,9 @@ class _Run:
                 if subset is not None:
                     rows.extend(_metric_rows(name, suite.name, subset, sub, metrics, ctx))
             if "premium" in plan.collectors:
-                rows.extend(self._premium_rows(name, suite, stats))
+                premiums = self._premium_rows(name, suite, stats)
+                rows.extend(premiums)
+                rows.extend(fairness_rows(premiums))
             self.results.failures.extend(
                 {k: v for k, v in f.items() if not k.startswith("_")} for f in stats.failures)
             if stats.failure_counts:
