@@ -30,8 +30,8 @@ from tokbench.errors import InputError, TokbenchError
 from tokbench.metrics import metrics_of, resolve_families
 from tokbench.metrics.base import MetricContext
 from tokbench.metrics.compute import evaluate, ratio
-from tokbench.metrics.stats import SubsetStats, UnitStats, collectors_for
 from tokbench.metrics.fairness import fairness_rows
+from tokbench.metrics.stats import SubsetStats, UnitStats, collectors_for
 from tokbench.results import Results, Row
 from tokbench.version import __version__
 

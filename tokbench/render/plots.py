@@ -67,11 +67,14 @@ def _fairness(plt: Any, results: Results, suite: str, tokenizers: Sequence[str],
         return None
     fig, (left, right) = plt.subplots(1, 2, figsize=(max(8.0, 1.4 * len(toks) + 4), 4.2))
     xs = range(len(toks))
-    left.bar(xs, [float(rows[(t, "premium_gini")].value) for t in toks], color="#4c72b0")
+    def value(t: str, metric: str) -> float:
+        return float(rows[(t, metric)].value or 0.0)
+
+    left.bar(xs, [value(t, "premium_gini") for t in toks], color="#4c72b0")
     left.set_title("Gini of premiums (0 = equal cost)")
     width = 0.4
-    macro = [float(rows[(t, "premium_macro")].value) for t in toks]
-    worst = [float(rows[(t, "premium_worst")].value) for t in toks]
+    macro = [value(t, "premium_macro") for t in toks]
+    worst = [value(t, "premium_worst") for t in toks]
     right.bar([x - width / 2 for x in xs], macro, width, label="mean premium", color="#55a868")
     bars = right.bar([x + width / 2 for x in xs], worst, width, label="worst premium",
                      color="#c44e52")
