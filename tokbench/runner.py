@@ -303,6 +303,8 @@ class _Run:
             self.toks[tok.name] = tok
             self.specs[tok.name] = spec
             meta["tokenizers"][tok.name] = tok.describe()
+            if isinstance(spec, str):  # how to load it again (tokbench verify)
+                meta["tokenizers"][tok.name]["spec"] = spec
 
     def _plan(self, suite: AnySuite, resume: Results | None, state: RunState, workers: int
               ) -> _Plan:
