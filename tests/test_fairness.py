@@ -58,3 +58,19 @@ def test_glotscope_parity_and_gini_on_flores(real_cache) -> None:
     assert res.value(*key, "premium_gini") == pytest.approx(0.2715056, abs=5e-7)
     assert res.value(*key, "premium_macro") == pytest.approx(2.0707867, abs=5e-7)
     assert res.value(*key, "premium_worst") == pytest.approx(4.4159516, abs=5e-7)
+
+
+def test_reports_name_the_worst_language_and_plot_it(tmp_path) -> None:
+    from tokbench.output import write_outputs
+
+    tok = ToyTokenizer(["a", "b", " ", "ab"], unk=False)
+    docs = [Document("e1", "eng_Latn", "x", "ab ab", align="1"),
+            Document("f1", "fra_Latn", "x", "a b a b", align="1")]
+    res = run([tok], [Suite("s", "1", docs, parallel=True)], ["premium"])
+    written = {p.name for p in write_outputs(res, tmp_path)}
+    assert "fairness_s.png" in written
+    md = (tmp_path / "report.md").read_text(encoding="utf-8")
+    assert "Worst-case language (premium_worst): toy fra_Latn (2.33)." in md
+    html = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "Worst-case language (premium_worst): toy fra_Latn (2.33)." in html
+    assert "Fairness across languages (s)" in html
