@@ -134,6 +134,12 @@ CLI_ROWS = [
     (["recommend", "--model-params", "0"], "--model-params 0 is not a model size"),
     (["recommend", "--model-params", "7B", "--sweep", "{tmp}/missing.json"],
      "no such results file"),
+    # fertility conventions and verify (issue 10)
+    (["run", "-t", "bytes", "-s", "numbers", "--fertility", "alone/sentences", "--no-history",
+      "-o", "{tmp}/run"], "fertility convention 'alone/sentences': expected ENCODING/WORDS"),
+    (["run", "-t", "bytes", "-s", "numbers", "--fertility", "isolated", "--no-history",
+      "-o", "{tmp}/run"], "ENCODING one of context, alone, alone_space"),
+    (["verify", "{tmp}/nonexistent"], "nonexistent: no such results file; pass a results.json"),
 ]
 
 

@@ -460,6 +460,10 @@ def test_info_of_a_baseline(empty_cache: Path, capsys: pytest.CaptureFixture[str
     assert re.search(r"vocab size\s+256\b", out)
     assert re.search(r"unknown token\s+none", out)
     assert re.search(r"source\s+builtin: builtin:bytes", out)
+    # the 128 bytes 0x80-0xFF are single bytes, not fragments; every byte is reachable
+    assert re.search(r"UTF-8 fragments\s+0\b", out)
+    assert re.search(r"single bytes\s+128\b", out)
+    assert re.search(r"unreachable\s+0\b", out)
 
 
 def test_user_errors_keep_their_brackets(empty_cache: Path,

@@ -461,4 +461,7 @@ def test_run_command_accepts_a_spec_with_a_language_list(tmp_path: Path) -> None
 
     res = Results.load(out)
     assert res.value("bytes", "multilingual", "eng_Latn", "premium") == 1.0
-    assert {r.subset for r in res.rows} == {"eng_Latn", "jpn_Jpan"}
+    assert {r.subset for r in res.rows if r.metric == "premium"} == {"eng_Latn", "jpn_Jpan"}
+    # the fairness summary over the languages is the only "all" row of the premium family
+    assert {r.metric for r in res.rows if r.subset == "all"} == {
+        "premium_gini", "premium_macro", "premium_worst"}

@@ -30,6 +30,7 @@ from tokbench.errors import InputError, TokbenchError
 from tokbench.metrics import metrics_of, resolve_families
 from tokbench.metrics.base import MetricContext
 from tokbench.metrics.compute import evaluate, ratio
+from tokbench.metrics.fairness import fairness_rows
 from tokbench.metrics.stats import SubsetStats, UnitStats, collectors_for
 from tokbench.results import Results, Row
 from tokbench.version import __version__
@@ -63,8 +64,12 @@ class Settings:
     throughput_repeats: int = 5
     throughput_subsets: bool = True  # also time each subset, not only "all"
     threads: int = 1
+    fertility: str = "context/words"  # see tokbench.metrics.conventions
 
     def __post_init__(self) -> None:
+        from tokbench.metrics.conventions import FertilityConvention
+
+        self.fertility = str(FertilityConvention.parse(self.fertility))
         if not isinstance(self.premium_join, bool):
             raise InputError(f"premium_join must be true or false, got {self.premium_join!r}")
         for name, low in (("throughput_repeats", 1), ("threads", 1)):
@@ -263,7 +268,7 @@ class _Run:
                 if i not in p.progress.done:
                     yield ShardTask(run_id, p.suite.name, i, source, tuple(p.tokenizers),
                                     p.collectors, p.subset_by, p.suite.parallel,
-                                    self.settings.threads)
+                                    self.settings.threads, self.settings.fertility)
 
     def _absorb(self, plan: _Plan, r: ShardResult) -> None:
         prog = plan.progress
@@ -300,6 +305,8 @@ class _Run:
             self.toks[tok.name] = tok
             self.specs[tok.name] = spec
             meta["tokenizers"][tok.name] = tok.describe()
+            if isinstance(spec, str):  # how to load it again (tokbench verify)
+                meta["tokenizers"][tok.name]["spec"] = spec
 
     def _plan(self, suite: AnySuite, resume: Results | None, state: RunState, workers: int
               ) -> _Plan:
@@ -364,7 +371,9 @@ class _Run:
                 if subset is not None:
                     rows.extend(_metric_rows(name, suite.name, subset, sub, metrics, ctx))
             if "premium" in plan.collectors:
-                rows.extend(self._premium_rows(name, suite, stats))
+                premiums = self._premium_rows(name, suite, stats)
+                rows.extend(premiums)
+                rows.extend(fairness_rows(premiums))
             self.results.failures.extend(
                 {k: v for k, v in f.items() if not k.startswith("_")} for f in stats.failures)
             if stats.failure_counts:
@@ -636,6 +645,14 @@ def _reuse(resume: Results | None, tokenizer: str, suite: str, info: dict[str, A
     return rows, failures
 
 
+def _formulas(families: list[str]) -> dict[str, str]:
+    """metric -> its formula as defined in this version (``compare`` refuses to compare a
+    metric whose definition changed, e.g. a Rényi efficiency over another denominator)."""
+    from tokbench.metrics import metrics_of
+
+    return {m.name: m.formula for m in metrics_of(families) if m.formula}
+
+
 def _meta(settings: Settings, families: list[str]) -> dict[str, Any]:
     return {
         "tokbench_version": __version__,
@@ -644,6 +661,7 @@ def _meta(settings: Settings, families: list[str]) -> dict[str, Any]:
         "machine": machine_info(),
         "settings": settings.to_dict(),
         "metric_families": families,
+        "metric_formulas": _formulas(families),
         "complete": False,
     }
 

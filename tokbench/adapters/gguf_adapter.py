@@ -38,7 +38,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tokbench.adapters.base import Encoding, SourceInfo, Tokenizer, out_of_vocab, sha256_file
+from tokbench.adapters.base import (
+    Encoded,
+    Encoding,
+    SourceInfo,
+    Tokenizer,
+    out_of_vocab,
+    sha256_file,
+)
 from tokbench.errors import (
     CorruptFileError,
     InputError,
@@ -748,6 +755,16 @@ class GGUFTokenizer(Tokenizer):
 
     def encode_batch(self, texts: Sequence[str], threads: int = 1) -> list[list[int]]:
         return self.inner.encode_batch(texts, threads)
+
+    def encode_batch_offsets(self, texts: Sequence[str], threads: int = 1) -> list[Encoded]:
+        return self.inner.encode_batch_offsets(texts, threads)
+
+    @property
+    def offsets_unit(self) -> str:  # type: ignore[override]
+        return self.inner.offsets_unit
+
+    def normalize(self, text: str) -> str | None:
+        return self.inner.normalize(text)
 
     def decode(self, ids: Sequence[int]) -> str:
         return self.inner.decode(ids)

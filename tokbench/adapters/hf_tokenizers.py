@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tokbench.adapters.base import (
+    Encoded,
     Encoding,
     SourceInfo,
     Tokenizer,
@@ -402,6 +403,21 @@ class HFTokenizersTokenizer(Tokenizer):
                 if self._special_piece_used(texts[k], ids):
                     out[k] = self.encode(texts[k])
         return out
+
+    def encode_batch_offsets(self, texts: Sequence[str], threads: int = 1) -> list[Encoded]:
+        """Ids and the backend's character offsets, both from one encode per text."""
+        if threads <= 1 or len(texts) < 2:
+            encs = [self._encode(t) for t in texts]
+        else:
+            encs = self._tok.encode_batch(list(texts), add_special_tokens=False)
+            if self._reachable:
+                encs = [self._encode(t) if not self._special_ids.isdisjoint(e.ids) else e
+                        for t, e in zip(texts, encs, strict=True)]
+        return [Encoded(e.ids, e.offsets) for e in encs]
+
+    def normalize(self, text: str) -> str | None:
+        norm = self._tok.normalizer
+        return text if norm is None else str(norm.normalize_str(text))
 
     def decode(self, ids: Sequence[int]) -> str:
         return str(self._tok.decode(list(ids), skip_special_tokens=False))

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tokbench.adapters.base import (
+    Encoded,
     Encoding,
     SourceInfo,
     Tokenizer,
@@ -173,6 +174,7 @@ class SentencePieceTokenizer(Tokenizer):
     """A ``sentencepiece.SentencePieceProcessor`` behind the tokbench interface."""
 
     backend = "sentencepiece"
+    offsets_unit = "byte"
 
     def __init__(self, name: str, source: SourceInfo, sp: sentencepiece.SentencePieceProcessor,
                  settings: ModelSettings) -> None:
@@ -214,6 +216,31 @@ class SentencePieceTokenizer(Tokenizer):
         out = self._sp.encode(list(texts), out_type=int, add_bos=False, add_eos=False,
                               num_threads=max(1, threads))
         return [list(ids) for ids in out]
+
+    @property
+    def lossless(self) -> bool:
+        """Whether the pieces always spell the text byte for byte (but the dummy prefix):
+        no normalization, no whitespace squeezing, no unknown pieces (byte fallback)."""
+        s = self.settings
+        return s.normalizer == "identity" and s.byte_fallback and not s.remove_extra_whitespaces
+
+    def encode_batch_offsets(self, texts: Sequence[str], threads: int = 1) -> list[Encoded]:
+        """Ids and SentencePiece's own byte offsets (normalization-aware), one encode per
+        text; a lossless model gives no offsets (its pieces place themselves)."""
+        if self.lossless or not texts:
+            return super().encode_batch_offsets(texts, threads)
+        out = self._sp.encode(list(texts), return_type="offset_mapping", return_bytes=True,
+                              add_bos=False, add_eos=False, num_threads=max(1, threads))
+        return [Encoded(o["ids"], o["offsets"]) for o in out]
+
+    def normalize(self, text: str) -> str | None:
+        """SentencePiece's normalizer (spaces as spaces, the dummy prefix left out)."""
+        out = str(self._sp.normalize(text)).replace("▁", " ")
+        s = self.settings
+        if s.add_dummy_prefix and out and not text.startswith(" "):
+            out = out[:-1] if s.treat_whitespace_as_suffix and out.endswith(" ") else (
+                out[1:] if out.startswith(" ") else out)
+        return out
 
     def decode(self, ids: Sequence[int]) -> str:
         return str(self._sp.decode([int(i) for i in ids]))

@@ -358,6 +358,9 @@ class TiktokenTokenizer(Tokenizer):
         return [list(ids) for ids in
                 self.encoding.encode_ordinary_batch(list(texts), num_threads=threads)]
 
+    def normalize(self, text: str) -> str | None:
+        return text  # tiktoken has no normalizer
+
     def decode(self, ids: Sequence[int]) -> str:
         return str(self.encoding.decode(list(ids)))
 

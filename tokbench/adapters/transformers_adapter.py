@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from tokbench.adapters.base import (
+    Encoded,
     Encoding,
     SourceInfo,
     Tokenizer,
@@ -266,6 +267,24 @@ class TransformersTokenizer(Tokenizer):
                 if not self._special_ids.isdisjoint(ids):
                     out[k] = self.encode(texts[k])
         return out
+
+    def encode_batch_offsets(self, texts: Sequence[str], threads: int = 1) -> list[Encoded]:
+        """A fast tokenizer's ids and character offsets from one call per text (a slow one
+        has no offsets)."""
+        if not self.is_fast:
+            return super().encode_batch_offsets(texts, threads)
+        out = []
+        for t in texts:
+            r = self._call(t, offsets=True)
+            out.append(Encoded([int(i) for i in r["input_ids"]], r["offset_mapping"]))
+        return out
+
+    def normalize(self, text: str) -> str | None:
+        """A fast tokenizer's normalizer (a slow one exposes none)."""
+        if not self.is_fast:
+            return None
+        norm = self._tok.backend_tokenizer.normalizer
+        return text if norm is None else str(norm.normalize_str(text))
 
     def decode(self, ids: Sequence[int]) -> str:
         return str(self._tok.decode([int(i) for i in ids], skip_special_tokens=False,

@@ -43,6 +43,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--premium-join", action="store_true", default=None,
                    help="join each language's documents with spaces before counting premium "
                         "(as Petrov et al. 2023 do)")
+    p.add_argument("--fertility", metavar="CONVENTION",
+                   help="how fertility, continued_words and strr count: ENCODING/WORDS with "
+                        "ENCODING context (default), alone or alone_space (each word encoded "
+                        "by itself, without or after a space) and WORDS words (default: the "
+                        "language's segmenter, punctuation no word), words+punct or "
+                        "whitespace (str.split pieces, punctuation attached)")
     p.add_argument("--repeats", type=int, help="timed throughput repeats (default 5, min 1)")
     p.add_argument("--threads", type=int, help="threads for the bulk encode (default 1)")
     p.add_argument("--jobs", "-j", type=int, help="worker processes (default: every usable "
@@ -77,13 +83,15 @@ def resolve_config(args: argparse.Namespace) -> dict[str, Any]:
         except tomllib.TOMLDecodeError as e:
             raise InputError(f"{path}: invalid TOML ({e})") from None
         data = data.get("tokbench", data)
-        known = {"tokenizers", "suites", "metrics", "out", "premium_join", "repeats", "threads"}
+        known = {"tokenizers", "suites", "metrics", "out", "premium_join", "repeats", "threads",
+                 "fertility"}
         unknown = set(data) - known
         if unknown:
             raise InputError(f"{path}: unknown key(s) {', '.join(sorted(unknown))}; "
                              f"known: {', '.join(sorted(known))}")
         conf.update(data)
-    for key in ("tokenizers", "suites", "metrics", "out", "premium_join", "repeats", "threads"):
+    for key in ("tokenizers", "suites", "metrics", "out", "premium_join", "repeats", "threads",
+                "fertility"):
         value = getattr(args, key, None)
         if value is not None:
             conf[key] = value
@@ -106,7 +114,8 @@ def main(args: argparse.Namespace) -> int:
     out = Path(conf.get("out") or DEFAULT_OUT)
     settings = Settings(premium_join=bool(conf.get("premium_join", False)),
                         throughput_repeats=int(conf.get("repeats", 5)),
-                        threads=int(conf.get("threads", 1)))
+                        threads=int(conf.get("threads", 1)),
+                        fertility=str(conf.get("fertility", "context/words")))
     if args.no_fetch:
         import os
 

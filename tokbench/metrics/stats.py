@@ -19,17 +19,20 @@ import numpy as np
 #: Work a shard does beyond encoding, and the statistics each produces. ``counts`` is
 #: always done; the others only when a chosen metric ``needs`` one of their statistics.
 COLLECTORS: dict[str, tuple[str, ...]] = {
-    "counts": ("docs", "ok", "failed", "tokens", "bytes", "chars", "unk", "fallback"),
+    "counts": ("docs", "ok", "failed", "tokens", "bytes", "chars", "unk", "fallback",
+               "byte_tokens"),
     "decode": ("roundtrip",),
-    "words": ("seg_docs", "seg_tokens", "words", "continued"),
+    "words": ("seg_docs", "seg_tokens", "words", "continued", "single_words"),
     "unk_spans": ("unk_chars",),
     "digits": ("digits", "digit_tokens", "runs_single", "runs_l2r3", "runs_r2l3",
-               "runs_other"),
+               "runs_other", "runs_groups3", "runs_whole"),
     "histogram": ("histogram",),
     "premium": ("aligned_tokens",),
 }
 STAT_COLLECTOR = {stat: name for name, stats in COLLECTORS.items() for stat in stats}
-RUN_KINDS = ("runs_single", "runs_l2r3", "runs_r2l3", "runs_other")
+#: how runs of 4+ digits are cut (columns of ``DocCounts.runs``; see ``_count_digits``)
+RUN_KINDS = ("runs_single", "runs_l2r3", "runs_r2l3", "runs_other", "runs_groups3",
+             "runs_whole")
 
 #: at most this many example failures of each kind are kept per (tokenizer, suite);
 #: the total count is always kept
