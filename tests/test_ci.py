@@ -117,7 +117,8 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _env(workdir: Path, **gate: str) -> dict[str, str]:
     """The environment action.yml gives the script, plus GitHub's output files."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GATE_", "GITHUB_"))}
-    env.update({"PYTHONPATH": os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]),
+    path = [str(ROOT), *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))]
+    env.update({"PYTHONPATH": os.pathsep.join(path),  # this checkout's tokbench first
                 "TOKBENCH_OFFLINE": "1", "MPLBACKEND": "Agg",
                 "GITHUB_OUTPUT": str(workdir / "github_output"),
                 "GITHUB_STEP_SUMMARY": str(workdir / "step_summary"),
