@@ -50,7 +50,7 @@ from tokbench.train import (
 )
 
 if TYPE_CHECKING:
-    from tokbench.suites.model import Suite
+    from tokbench.suites.stream import AnySuite
 
 SWEEP_METRICS = ("compression", "fertility", "premium", "roundtrip", "unknown", "vocab_use")
 DEFAULT_SIZES = tuple(1024 << k for k in range(7))  # 1k .. 64k
@@ -146,7 +146,7 @@ def _digest(text: str) -> bytes:
     return hashlib.blake2b(text.encode("utf-8"), digest_size=12).digest()
 
 
-def overlap_report(train_texts: Sequence[str], suites: Sequence[Suite]) -> list[dict[str, Any]]:
+def overlap_report(train_texts: Sequence[str], suites: Sequence[AnySuite]) -> list[dict[str, Any]]:
     """Per evaluation suite: how many of its documents also occur in the training text.
 
     A document overlaps when its normalized text equals a training document or a
@@ -419,7 +419,7 @@ def write_json_atomic(results: Results, path: Path) -> Path:
     return path
 
 
-def evaluate(sizes: Sequence[SizeResult], suites: Sequence[Suite], config: SweepConfig,
+def evaluate(sizes: Sequence[SizeResult], suites: Sequence[AnySuite], config: SweepConfig,
              out: str | Path, progress: ProgressFn | None = None) -> Results:
     """Run every size on ``suites`` (checkpointed to ``OUT/sweep.json``; finished units of an
     earlier run with the same files and suites are reused)."""
@@ -560,7 +560,7 @@ class SweepRun:
     path: Path
 
 
-def sweep(corpus: Corpus, eval_suites: Sequence[Suite], config: SweepConfig, out: str | Path,
+def sweep(corpus: Corpus, eval_suites: Sequence[AnySuite], config: SweepConfig, out: str | Path,
           progress: ProgressFn | None = None) -> SweepRun:
     """Train every size, evaluate on ``eval_suites``, recommend; writes ``OUT/sweep.json``."""
     notify = progress or (lambda event, info: None)
