@@ -7,12 +7,16 @@ Without it the lint test is skipped locally and fails under ``CI=true``.
 
 from __future__ import annotations
 
+import ast
+import importlib.metadata
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -245,3 +249,50 @@ def test_pre_commit_hook_gates_a_run(workdir: Path, base: Path) -> None:
     proc = subprocess.run([str(BIN / "tokbench"), *entry[1:], *args], cwd=workdir, env=env,
                           capture_output=True, text=True, check=False)
     assert proc.returncode == 1, proc.stdout + proc.stderr
+
+
+# -- packaging --------------------------------------------------------------------------------
+
+def _normalize(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _declared() -> set[str]:
+    """Every distribution pyproject.toml names: dependencies and every extra."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    reqs = [*project["dependencies"], *(r for extra in project["optional-dependencies"].values()
+                                        for r in extra)]
+    names = {_normalize(re.match(r"[A-Za-z0-9._-]+", r).group(0)) for r in reqs}  # type: ignore[union-attr]
+    return names - {"tokbench"}
+
+
+def test_every_imported_library_is_declared() -> None:
+    imported: dict[str, str] = {}
+    for path in sorted((ROOT / "tokbench").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 \
+                and node.module else []
+            for name in names:
+                top = name.split(".")[0]
+                if top not in sys.stdlib_module_names and top != "tokbench":
+                    imported.setdefault(top, str(path.relative_to(ROOT)))
+    assert {"numpy", "regex", "rich", "tiktoken"} <= set(imported)
+    installed = importlib.metadata.packages_distributions()
+    not_installed_here = {"icu": ["PyICU"]}  # builds from source (extra icu)
+    declared = _declared()
+    missing = {module: where for module, where in imported.items()
+               if not {_normalize(d) for d in installed.get(module)
+                       or not_installed_here.get(module, [module])} & declared}
+    assert missing == {}
+
+
+def test_version_in_one_place() -> None:
+    """pyproject.toml reads the version from the module that defines ``__version__``."""
+    import tokbench
+
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "version" not in data["project"] and data["project"]["dynamic"] == ["version"]
+    source = ROOT / data["tool"]["hatch"]["version"]["path"]
+    assert re.findall(r'^__version__ = "([^"]+)"$', source.read_text(encoding="utf-8"),
+                      re.MULTILINE) == [tokbench.__version__]
