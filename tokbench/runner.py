@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     AnySuite = Suite | StreamingSuite
 
 DEFAULT_TOKENIZERS = ("gpt2", "cl100k_base", "o200k_base", "llama-2", "llama-3", "xlm-roberta",
-                      "mistral-v1", "qwen2")
+                      "mistral-v1", "qwen3")
 DEFAULT_SUITES = ("multilingual", "japanese", "code", "numbers", "unicode")
 __all__ = ["ALL", "DEFAULT_SUITES", "DEFAULT_TOKENIZERS", "PIVOT", "VOCAB_SUITE", "Settings",
            "run"]

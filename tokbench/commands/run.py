@@ -10,22 +10,13 @@ from typing import Any
 from rich.markup import escape
 
 from tokbench.errors import InputError
+from tokbench.presets import PRESETS, get_preset
 
 HELP = "compare tokenizers on suites; writes results.json, results.csv, report.md and plots"
 
 DEFAULT_OUT = "reports/latest"
 #: finished shards of a run in progress (removed when the run completes)
 STATE_FILE = ".tokbench-state.json"
-
-PRESETS: dict[str, dict[str, Any]] = {
-    "japanese": {
-        "tokenizers": ["gpt2", "cl100k_base", "o200k_base", "llama-2", "llama-3", "xlm-roberta"],
-        "suites": ["japanese", "multilingual?languages=eng_Latn,jpn_Jpan"],
-        "metrics": ["compression", "fertility", "premium", "unknown", "roundtrip", "throughput"],
-        "out": "reports/japanese",
-        "focus": {"japanese": "all", "multilingual": "jpn_Jpan"},
-    },
-}
 
 #: headline metrics of the terminal summary, with short column labels
 SUMMARY_METRICS = {"tokens": "tokens", "chars_per_token": "chars per token",
@@ -41,7 +32,7 @@ def _csv(value: str) -> list[str]:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tokenizers", "-t", type=_csv, help="comma-separated names or specs "
                    "(default: gpt2, cl100k_base, o200k_base, llama-2, llama-3, xlm-roberta, "
-                   "mistral-v1, qwen2)")
+                   "mistral-v1, qwen3)")
     p.add_argument("--suites", "-s", help="comma-separated suite names or specs; commas inside "
                    "a spec's ?options stay in it (default: every built-in suite)")
     p.add_argument("--metrics", "-m", type=_csv, help="comma-separated metrics or families "
@@ -76,7 +67,7 @@ def resolve_config(args: argparse.Namespace) -> dict[str, Any]:
     """Flags over config file over preset over defaults."""
     conf: dict[str, Any] = {}
     if args.preset:
-        conf.update(PRESETS[args.preset])
+        conf.update(get_preset(args.preset))
     if args.config:
         path = Path(args.config)
         try:
