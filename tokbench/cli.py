@@ -29,6 +29,7 @@ COMMANDS = {
     "history": "tokbench.commands.history",
     "train": "tokbench.commands.train",
     "sweep": "tokbench.commands.sweep",
+    "bench": "tokbench.commands.bench",
 }
 
 

@@ -68,6 +68,43 @@ _INFOS = [
     MetricInfo("unreachable_tokens", "lower",
                "tokens t with encode(decode([t])) != [t] (among valid UTF-8 tokens)", decimals=0),
 ]
+
+def _speed_infos() -> list[MetricInfo]:
+    """The ``speed`` family (``tokbench bench``; see tokbench/speed): timings, each judged
+    by ``compare`` against its confidence interval and a tolerance for its noise."""
+    out = []
+    for op in ("encode", "decode"):
+        for p, tol in (("p50", 0.25), ("p90", 0.25), ("p99", 0.25)):
+            out.append(MetricInfo(f"{op}_{p}_us", "lower", f"{op} latency of one request, {p}",
+                                  f"{p} of per-call wall time", unit="µs", deterministic=False,
+                                  decimals=1, tolerance=tol))
+        out.append(MetricInfo(f"{op}_max_us", "none", f"slowest {op} call (not judged: one call)",
+                              "max of per-call wall time", unit="µs", deterministic=False,
+                              decimals=1))
+    return out + [
+        MetricInfo("encode_mb_s", "higher", "encode speed, one thread, repeated to a ±1% interval",
+                   "MB / thread CPU s (median)", unit="MB/s", deterministic=False, decimals=2),
+        MetricInfo("batch_mb_s", "higher", "batch encode speed at N threads (subset via:N)",
+                   "MB / wall s (median)", unit="MB/s", deterministic=False, decimals=2,
+                   tolerance=0.2),
+        MetricInfo("threads_used", "none", "threads busy during the batch (CPU s / wall s)",
+                   "process CPU s / wall s", deterministic=False, decimals=2),
+        MetricInfo("scaling_exponent", "lower", "log-log slope of encode time on input length; "
+                   "> 1.2 is superlinear", "d log t / d log bytes, 4 KB .. 1 MB",
+                   deterministic=False, decimals=2, tolerance=0.2),
+        MetricInfo("load_s", "lower", "time to load from the cached file (fresh process)",
+                   "wall s", unit="s", deterministic=False, decimals=3, tolerance=0.5),
+        MetricInfo("import_s", "none", "time to import the backend library (fresh process)",
+                   "wall s", unit="s", deterministic=False, decimals=3),
+        MetricInfo("first_call_ms", "lower", "first encode call after loading",
+                   "wall ms", unit="ms", deterministic=False, decimals=3, tolerance=0.5),
+        MetricInfo("rss_mb", "lower", "resident memory the loaded tokenizer adds",
+                   "RSS after load - RSS before (MB)", unit="MB", deterministic=False,
+                   decimals=1, tolerance=0.1),
+    ]
+
+
+_INFOS += _speed_infos()
 for _info in _INFOS:
     METRICS.register(_info.name, _info)
 
@@ -82,7 +119,10 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "throughput": ("throughput_mb_s", "throughput_tokens_s"),
     "numbers": ("tokens_per_digit", "digits_single", "digits_l2r3", "digits_r2l3", "digits_other"),
     "tokenizer": ("vocab_size", "special_tokens", "invalid_utf8_tokens", "unreachable_tokens"),
+    "speed": tuple(i.name for i in _speed_infos()),
 }
+#: families only run when asked for by name (minutes, not seconds): not in the default
+OPT_IN_FAMILIES = ("speed",)
 
 
 def metric_info(name: str) -> MetricInfo:
@@ -95,7 +135,7 @@ def metric_info(name: str) -> MetricInfo:
 def resolve_families(selection: Iterable[str] | None) -> list[str]:
     """Families needed for a selection of metric or family names (None: all)."""
     if selection is None:
-        return list(FAMILIES)
+        return [f for f in FAMILIES if f not in OPT_IN_FAMILIES]
     wanted: list[str] = []
     by_metric = {m: fam for fam, ms in FAMILIES.items() for m in ms}
     for name in selection:
@@ -112,4 +152,4 @@ def resolve_families(selection: Iterable[str] | None) -> list[str]:
     return wanted
 
 
-__all__ = ["FAMILIES", "METRICS", "MetricInfo", "metric_info", "resolve_families"]
+__all__ = ["FAMILIES", "METRICS", "OPT_IN_FAMILIES", "MetricInfo", "metric_info", "resolve_families"]

@@ -13,7 +13,9 @@ class MetricInfo:
     """Metadata of one metric.
 
     ``direction`` says which way is better; ``deterministic`` is False only for
-    timings, whose changes are judged against their measured spread.
+    timings, whose changes are judged against their measured spread; ``tolerance``
+    widens the relative change a noisy timing (a tail latency, a load time) must
+    exceed before ``compare`` fails it.
     """
 
     name: str
@@ -24,6 +26,7 @@ class MetricInfo:
     unit: str = ""
     deterministic: bool = True
     decimals: int = 4
+    tolerance: float | None = None  # timings: relative change that fails (None: compare's default)
 
     @property
     def arrow(self) -> str:
