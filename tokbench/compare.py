@@ -7,7 +7,7 @@ Rows are joined on ``(tokenizer, suite, subset, metric)``. Each joined row gets 
   *fails* (is a regression) when the change is beyond the metric's tolerance;
 * ``changed``: a real change of a metric without a direction (never fails);
 * ``not_significant``: a timing whose change is under its threshold or inside the noise
-  of the two runs (the [min, max] ranges of their samples overlap);
+  of the two runs (the [min, max] ranges of their samples, or their 95% intervals, overlap);
 * ``not_comparable``: an input of the measurement differs between the runs (the suite's
   content, the tokenizer file, the backend version, settings, or the machine for
   timings); the reason is given. ``allow_change`` compares them anyway;
@@ -51,7 +51,10 @@ SETTING_SCOPE: dict[str, tuple[str, ...]] = {
     "decode_skip_special_tokens": ("roundtrip",),
 }
 #: settings that change no value, only how precisely or where timings are taken
-NEUTRAL_SETTINGS = frozenset({"throughput_repeats", "throughput_subsets", "threads"})
+NEUTRAL_SETTINGS = frozenset({"throughput_repeats", "throughput_subsets", "threads",
+                              "speed_latency_budget_s", "speed_rate_budget_s",
+                              "speed_rate_target_ci", "speed_scaling_budget_s",
+                              "speed_budget_scale", "speed_parts"})
 
 VOCAB_SUITE = "vocab"  # rows about the tokenizer itself, no suite content behind them
 ALL = "all"
@@ -133,7 +136,10 @@ class Thresholds:
                 return self._by_family[family]
         if self._all is not None:
             return self._all
-        if not metric_info(metric).deterministic:
+        info = metric_info(metric)
+        if not info.deterministic:
+            if info.tolerance is not None:  # a noisy timing (tail latency, load time)
+                return Threshold(info.tolerance, True, f"{metric} default")
             return Threshold(DEFAULT_TIMING_THRESHOLD, True)
         return Threshold(0.0, False)
 
@@ -444,15 +450,21 @@ def same_within_rounding(a: Any, b: Any) -> bool:
 
 
 def timing_range(row: Row) -> tuple[float, float] | None:
-    """[min, max] of a timing row's repeats, in the row's unit.
+    """The noise band of a timing row, in the row's unit.
 
-    ``samples`` are MB/s of each repeat; they are scaled by value / median so the range
+    A row with ``ci`` ([low, high], the value's 95% interval; high None when open, as
+    for a tail percentile of too few calls) gives that interval. Otherwise ``samples``
+    are MB/s of each repeat; they are scaled by value / median so the range
     fits any throughput unit. Without samples, ``spread`` (max - min) / median is used
     as a band around the value.
     """
     v = row.value
     if not _number(v):
         return None
+    ci = row.extra.get("ci")
+    if isinstance(ci, list) and len(ci) == 2 and _number(ci[0]) \
+            and (ci[1] is None or _number(ci[1])):
+        return (float(ci[0]), math.inf if ci[1] is None else float(ci[1]))
     samples = row.extra.get("samples")
     if isinstance(samples, list) and samples and all(_number(s) for s in samples):
         med = statistics.median(samples)
@@ -501,7 +513,8 @@ def _judge(change: RowChange, b: Row, n: Row, info: MetricInfo, threshold: Thres
         if change.base_range and change.new_range \
                 and _overlap(change.base_range, change.new_range):
             change.status = NOT_SIGNIFICANT
-            change.reason = "inside the noise: the ranges of the repeats overlap"
+            change.reason = ("inside the noise: the 95% intervals overlap" if "ci" in n.extra
+                             else "inside the noise: the ranges of the repeats overlap")
             return
     change.status = BETTER if improved else WORSE
     if change.status == WORSE:

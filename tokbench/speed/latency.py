@@ -20,11 +20,11 @@ from tokbench.speed.stats import Distribution, relative_width
 class LatencyBudget:
     """When to stop timing one kind of call."""
 
-    budget_s: float = 0.8  # wall time spent calling, at most (wins over min_calls)
+    budget_s: float = 0.6  # wall time spent calling, at most (wins over min_calls)
     min_calls: int = 200
     max_calls: int = 5000
     target_rel_ci: float = 0.10  # stop once the p99 interval is this narrow (relative)
-    warmup_calls: int = 10
+    warmup_passes: int = 1  # untimed passes over every input first (lazy set-up, caches)
     check_every: int = 100
 
 
@@ -56,8 +56,9 @@ def measure_latency(call: Callable[[Any], object], inputs: Sequence[Any], mean_b
     if not inputs:
         raise ValueError("no inputs to time")
     wall, cpu = clocks.wall, clocks.cpu
-    for k in range(budget.warmup_calls):
-        call(inputs[k % len(inputs)])
+    for _ in range(budget.warmup_passes):
+        for x in inputs:
+            call(x)
     walls: list[float] = []
     cpus: list[float] = []
     start = wall()

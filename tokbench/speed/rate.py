@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 class RateBudget:
     """How long and how precisely to time a rate."""
 
-    budget_s: float = 1.5
+    budget_s: float = 1.0
     target_rel_ci: float = 0.02  # stop once the median's 95% interval is ±1% wide
     min_samples: int = 5
     max_samples: int = 40

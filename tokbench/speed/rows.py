@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from tokbench.adapters.base import Tokenizer
 
 PARTS = ("latency", "rate", "threads", "scaling", "footprint")
-SAMPLE_BYTES = 256 * 1024  # text for the rate and the batches
+SAMPLE_BYTES = 128 * 1024  # text for the rate and the batches
 ALL = "all"
 
 Progress = Callable[[str], None]
@@ -44,12 +44,12 @@ class SpeedSettings:
 
     parts: tuple[str, ...] = PARTS
     latency: LatencyBudget = LatencyBudget()
-    decode_latency: LatencyBudget = LatencyBudget(budget_s=0.4)
+    decode_latency: LatencyBudget = LatencyBudget(budget_s=0.3)
     rate: RateBudget = RateBudget()
     scaling: ScalingBudget = ScalingBudget()
     max_threads: int | None = None  # None: the usable cores
     thread_repeats: int = 5
-    thread_budget_s: float = 1.0
+    thread_budget_s: float = 0.6
     sample_bytes: int = SAMPLE_BYTES
     extra: dict[str, Any] = field(default_factory=dict)
 

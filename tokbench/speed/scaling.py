@@ -1,10 +1,12 @@
 """Length scaling: encode time against input length, and the fitted log-log exponent.
 
 For each kind of input, sizes grow 4x from 1 KB to 1 MB. Each size is timed on the
-thread CPU clock for at least ``min_time_s`` (and twice at least); the median is kept.
+thread CPU clock for at least ``min_time_s`` (twice at least, once for a call over
+``single_s``); the median is kept.
 Bounded in time: once one call takes longer than ``call_cap_s`` the larger sizes of
-that kind are skipped, and once ``budget_s`` is spent for the tokenizer every
-remaining point is skipped; both are recorded. An exponent above ``SUPERLINEAR``
+that kind are skipped, and each kind gets an equal share of what is left of the
+tokenizer's ``budget_s`` (wall clock), its larger sizes skipped once that is spent;
+both are recorded. An exponent above ``SUPERLINEAR``
 flags the kind.
 """
 
@@ -26,9 +28,10 @@ FIT_FROM = 1 << 12
 
 @dataclass(frozen=True)
 class ScalingBudget:
-    budget_s: float = 8.0  # CPU seconds of timed calls per tokenizer, all kinds together
-    call_cap_s: float = 0.5  # a call longer than this stops the kind from growing
-    min_time_s: float = 0.02
+    budget_s: float = 5.0  # wall seconds per tokenizer, all kinds together
+    call_cap_s: float = 0.3  # a call longer than this (CPU) stops the kind from growing
+    min_time_s: float = 0.02  # per size: repeat until this much CPU time (twice at least,
+    single_s: float = 0.1  # once when one call takes longer than this)
     max_repeats: int = 20
 
 
@@ -72,15 +75,18 @@ def measure_scaling(encode: Callable[[str], object], sources: Mapping[str, Calla
                     budget: ScalingBudget = ScalingBudget(), sizes: Sequence[int] = SCALING_SIZES,
                     clocks: Clocks = REAL) -> list[Scaling]:
     """Time ``encode`` on every kind of input at every size (see the module doc)."""
-    cpu = clocks.cpu
-    spent = 0.0
+    cpu, wall = clocks.cpu, clocks.wall
+    start = wall()
     out = []
-    for kind, make in sources.items():
+    for j, (kind, make) in enumerate(sources.items()):
         result = Scaling(kind)
+        now = wall()
+        share = (budget.budget_s - (now - start)) / (len(sources) - j)  # what is left, shared
         for i, size in enumerate(sizes):
-            if spent >= budget.budget_s:
+            if wall() - now >= share:
                 result.skipped = list(sizes[i:])
-                result.why_skipped = f"the tokenizer's {budget.budget_s:g} s budget was spent"
+                result.why_skipped = (f"this input's share ({share:.2f} s) of the tokenizer's "
+                                      f"{budget.budget_s:g} s budget was spent")
                 break
             text = make(size)
             times: list[float] = []
@@ -89,9 +95,8 @@ def measure_scaling(encode: Callable[[str], object], sources: Mapping[str, Calla
                 t0 = cpu()
                 encode(text)
                 times.append(cpu() - t0)
-                if times[-1] > budget.call_cap_s:
+                if times[-1] > budget.single_s:
                     break
-            spent += sum(times)
             result.points.append((nbytes(text), statistics.median(times)))
             if max(times) > budget.call_cap_s and i + 1 < len(sizes):
                 result.skipped = list(sizes[i + 1:])
