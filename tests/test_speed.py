@@ -340,3 +340,33 @@ def test_speed_report_sections_and_plots(tmp_path: Path) -> None:
     assert names == ["speed_latency_cdf.png", "speed_scaling.png", "speed_threads.png"]
     assert all((tmp_path / n).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for n in names)
     assert not math.isnan(sum(r.value for r in rows if isinstance(r.value, float)))
+
+
+# -- a real tokenizer, end to end (fresh processes included) --------------------------------
+
+@pytest.mark.real
+def test_bench_command_on_a_real_tokenizer(tmp_path: Path, real_cache: Path) -> None:
+    from tokbench.cli import main
+    from tokbench.speed.rows import usable_cores
+
+    out = tmp_path / "bench"
+    assert main(["bench", "-t", "cl100k_base", "-s", "numbers,code", "--budget", "0.1",
+                 "-o", str(out)]) == 0
+    results = Results.load(out)
+    by = {(r.subset, r.metric): r for r in results.rows}
+    for size in ("chat", "paragraph"):
+        vals = [by[(size, f"encode_{k}_us")].value for k in ("p50", "p90", "p99", "max")]
+        assert 0 < vals[0] <= vals[1] <= vals[2] <= vals[3]
+    assert by[("all", "encode_mb_s")].value > 0
+    assert by[("all", "load_s")].value > 0 and by[("all", "rss_mb")].value > 0
+    cores = usable_cores()
+    for via in ("native", "process"):
+        for n in range(1, cores + 1):
+            used = by[(f"{via}:{n}", "threads_used")].value
+            assert 0 < used <= n + 0.5
+    kinds = {s for s, m in by if m == "scaling_exponent"}
+    assert {"ordinary", "repeated_char", "digits", "base64", "minified_code"} <= kinds
+    for name in ("results.json", "report.md", "report.html", "speed_latency_cdf.png",
+                 "speed_threads.png", "speed_scaling.png"):
+        assert (out / name).exists()
+    assert "## Speed" in (out / "report.md").read_text(encoding="utf-8")
