@@ -198,7 +198,7 @@ def test_chunks_keep_order_and_balance() -> None:
     texts = ["a" * 10] * 8
     parts = chunks(texts, 4)
     assert [len(p) for p in parts] == [2, 2, 2, 2]
-    assert sum(parts, []) == texts
+    assert [t for p in parts for t in p] == texts
 
 
 def test_requests_fall_in_their_size_class() -> None:
@@ -274,12 +274,12 @@ def _rate_row(tok: str, samples: Sequence[float]) -> Row:
 
 
 def test_compare_judges_p99_and_rate_noise_aware() -> None:
-    base = Results(rows=_latency_rows("t", _calls(1))
-                   + [_rate_row("t", [10.0, 10.1, 9.9, 10.05, 9.95])])
-    rerun = Results(rows=_latency_rows("t", _calls(2))
-                    + [_rate_row("t", [10.2, 9.9, 10.1, 10.15, 9.95])])
-    slow = Results(rows=_latency_rows("t", _calls(3, scale=2.0))
-                   + [_rate_row("t", [5.0, 5.05, 4.95, 5.02, 4.98])])
+    base = Results(rows=[*_latency_rows("t", _calls(1)),
+                         _rate_row("t", [10.0, 10.1, 9.9, 10.05, 9.95])])
+    rerun = Results(rows=[*_latency_rows("t", _calls(2)),
+                          _rate_row("t", [10.2, 9.9, 10.1, 10.15, 9.95])])
+    slow = Results(rows=[*_latency_rows("t", _calls(3, scale=2.0)),
+                         _rate_row("t", [5.0, 5.05, 4.95, 5.02, 4.98])])
     same = {r.metric: r for r in compare(base, rerun).rows}
     assert {m: r.status for m, r in same.items()} == {
         "encode_p50_us": NOT_SIGNIFICANT, "encode_p99_us": NOT_SIGNIFICANT,

@@ -22,8 +22,8 @@ def _csv(value: str) -> list[str]:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from tokbench.speed.rows import PARTS
 
-    p.add_argument("--tokenizers", "-t", type=_csv,
-                   help=f"comma-separated names or specs (default: {', '.join(DEFAULT_TOKENIZERS)})")
+    p.add_argument("--tokenizers", "-t", type=_csv, help="comma-separated names or specs "
+                   f"(default: {', '.join(DEFAULT_TOKENIZERS)})")
     p.add_argument("--suites", "-s", type=_csv,
                    help="suites the requests and inputs are drawn from (default: every built-in)")
     p.add_argument("--out", "-o", default=DEFAULT_OUT, help=f"output directory ({DEFAULT_OUT})")

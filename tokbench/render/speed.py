@@ -83,7 +83,7 @@ def threads_plot(results: Results, path: Path) -> Path | None:
     colors: dict[str, Any] = {}
     for tok in tokenizer_order(results):
         for via, style in (("native", "-"), ("process", "--")):
-            pts = sorted((int(r.extra.get("threads_asked", 0)), float(r.value)) for r in rows
+            pts = sorted((int(r.extra.get("threads_asked", 0)), float(r.value or 0)) for r in rows
                          if r.tokenizer == tok and r.subset.startswith(via + ":"))
             if not pts:
                 continue

@@ -37,8 +37,12 @@ def _suite_meta(names: Sequence[str], texts: Sequence[str]) -> dict[str, Any]:
             "description": f"requests and hard inputs drawn from {', '.join(names)}"}
 
 
+def _part_events(emit: Event, name: str) -> Callable[[str], None]:
+    return lambda what: emit("part", {"tokenizer": name, "part": what})
+
+
 def run_bench(specs: Sequence[str], suites: Sequence[str] = DEFAULT_SUITES,
-              settings: SpeedSettings = SpeedSettings(), event: Event | None = None) -> Results:
+              settings: SpeedSettings | None = None, event: Event | None = None) -> Results:
     """Speed rows for every tokenizer in ``specs``; a tokenizer that fails to load is
     recorded in ``meta["errors"]`` and skipped."""
     from tokbench import __version__
@@ -46,7 +50,8 @@ def run_bench(specs: Sequence[str], suites: Sequence[str] = DEFAULT_SUITES,
     from tokbench.runner import git_commit, machine_info
     from tokbench.suites import load_suite
 
-    emit = event or (lambda name, info: None)
+    settings = settings or SpeedSettings()
+    emit: Event = event or (lambda name, info: None)
     wall0 = time.perf_counter()
     loaded = [load_suite(s) for s in suites]
     texts = [d.text for s in loaded for d in s.documents]
@@ -73,8 +78,7 @@ def run_bench(specs: Sequence[str], suites: Sequence[str] = DEFAULT_SUITES,
         meta["tokenizers"][tok.name] = tok.describe()
         t0 = time.perf_counter()
         rows = speed_rows(tok, texts, suite=SUITE, spec=spec, settings=settings,
-                          progress=lambda what, n=tok.name: emit("part", {"tokenizer": n,
-                                                                           "part": what}))
+                          progress=_part_events(emit, tok.name))
         results.rows.extend(rows)
         meta["speed"].setdefault("seconds", {})[tok.name] = time.perf_counter() - t0
         emit("done", {"tokenizer": tok.name})

@@ -43,10 +43,10 @@ class SpeedSettings:
     """What to measure and how long; ``to_dict`` goes into results meta."""
 
     parts: tuple[str, ...] = PARTS
-    latency: LatencyBudget = LatencyBudget()
-    decode_latency: LatencyBudget = LatencyBudget(budget_s=0.3)
-    rate: RateBudget = RateBudget()
-    scaling: ScalingBudget = ScalingBudget()
+    latency: LatencyBudget = field(default_factory=LatencyBudget)
+    decode_latency: LatencyBudget = field(default_factory=lambda: LatencyBudget(budget_s=0.3))
+    rate: RateBudget = field(default_factory=RateBudget)
+    scaling: ScalingBudget = field(default_factory=ScalingBudget)
     max_threads: int | None = None  # None: the usable cores
     thread_repeats: int = 5
     thread_budget_s: float = 0.6
@@ -87,13 +87,14 @@ def sample_texts(texts: Sequence[str], limit: int, seed: int = 0) -> list[str]:
 
 
 def speed_rows(tok: Tokenizer, texts: Sequence[str], *, suite: str = "speed",
-               spec: str | None = None, settings: SpeedSettings = SpeedSettings(),
+               spec: str | None = None, settings: SpeedSettings | None = None,
                progress: Progress | None = None, clocks: Clocks = REAL) -> list[Row]:
     """Every part of ``settings.parts`` measured for ``tok`` on ``texts`` (see module doc).
 
     ``spec`` is what loads ``tok`` again in a fresh process (thread scaling and
     footprint need one); without it those two parts are left out.
     """
+    settings = settings or SpeedSettings()
     say = progress or (lambda _: None)
     rows: list[Row] = []
 

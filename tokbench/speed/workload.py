@@ -104,8 +104,11 @@ def scaling_sources(texts: Sequence[str], seed: int = 0) -> dict[str, Callable[[
     b64 = base64.b64encode(hashlib.shake_256(str(seed).encode()).digest(3 << 14)).decode("ascii")
     units: dict[str, str] = {"ordinary": plain, "repeated_char": "a", "cjk_nospace": cjk,
                              "digits": digits, "base64": b64, "minified_code": minify(code)}
-    return {kind: (lambda n, u=units[kind]: fit_bytes(u, n))
-            for kind in SCALING_KINDS if units[kind]}
+    return {kind: _sized(units[kind]) for kind in SCALING_KINDS if units[kind]}
+
+
+def _sized(unit: str) -> Callable[[int], str]:
+    return lambda n: fit_bytes(unit, n)
 
 
 def minify(code: str) -> str:
