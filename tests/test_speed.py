@@ -180,6 +180,19 @@ def test_scaling_flags_a_quadratic_encoder_and_skips_past_the_cap() -> None:
     assert not out[0].superlinear and not out[0].skipped
 
 
+def test_scaling_skips_sizes_that_would_overrun_the_budget() -> None:
+    clk = FakeClocks()
+    lin = FakeTokenizer(clk, per_char=1e-7)  # 10 MB/s
+    sizes = (1 << 10, 1 << 12, 1 << 14, 1 << 16, 1 << 18, 1 << 20)
+    (sc,) = measure_scaling(lin.encode, {"ordinary": lambda n: "a" * n},
+                            ScalingBudget(budget_s=0.1), sizes, clk.clocks())
+    # 1-64 KB take 0.020 + 0.020 + 0.021 + 0.026 s (each at least min_time_s); 256 KB would
+    # take two calls of 0.026 s: 0.088 + 0.052 > 0.1
+    assert [p[0] for p in sc.points] == [1 << 10, 1 << 12, 1 << 14, 1 << 16]
+    assert sc.skipped == [1 << 18, 1 << 20] and "would be overrun" in sc.why_skipped
+    assert sc.fit is not None and sc.fit[0] == pytest.approx(1.0)
+
+
 # -- threads, workload ------------------------------------------------------------------------
 
 def _tp(via: str, asked: int, used: float) -> ThreadPoint:
@@ -334,7 +347,7 @@ def test_speed_report_sections_and_plots(tmp_path: Path) -> None:
                   "### Length scaling (1 KB .. 1 MB)", "### Load cost and footprint"):
         assert title in md
     # chat requests are single 54-60 character sentences: 5.4-6 µs at 0.1 µs a character
-    assert "| fake | chat | encode | 6.0 | 6.0 | 6.0 [6.0, 6.0] | 6.0 | 600 | 6.0 | ci |" in md
+    assert "| fake | chat | encode | 6.0 | 6.0 | 6.0 [6.0, 6.0] | 6.0 | 600 | 6.0 | 6.0 | ci |" in md
     assert "asked 2 threads" in md
     names = sorted(p.name for p in render_speed_plots(results, tmp_path))
     assert names == ["speed_latency_cdf.png", "speed_scaling.png", "speed_threads.png"]

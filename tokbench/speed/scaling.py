@@ -5,8 +5,8 @@ thread CPU clock for at least ``min_time_s`` (twice at least, once for a call ov
 ``single_s``); the median is kept.
 Bounded in time: once one call takes longer than ``call_cap_s`` the larger sizes of
 that kind are skipped, and each kind gets an equal share of what is left of the
-tokenizer's ``budget_s`` (wall clock), its larger sizes skipped once that is spent;
-both are recorded. An exponent above ``SUPERLINEAR``
+tokenizer's ``budget_s`` (wall clock), its larger sizes skipped once the next size
+(guessed from the last one, as if linear) would overrun that share; both are recorded. An exponent above ``SUPERLINEAR``
 flags the kind.
 """
 
@@ -83,10 +83,15 @@ def measure_scaling(encode: Callable[[str], object], sources: Mapping[str, Calla
         now = wall()
         share = (budget.budget_s - (now - start)) / (len(sources) - j)  # what is left, shared
         for i, size in enumerate(sizes):
-            if wall() - now >= share:
+            guess = 0.0  # this size's time if the kind stays linear, from the last size
+            if result.points:
+                last_bytes, last_s = result.points[-1]
+                guess = last_s * size / last_bytes * (1 if last_s * size / last_bytes
+                                                      > budget.single_s else 2)
+            if wall() - now + guess >= share:
                 result.skipped = list(sizes[i:])
                 result.why_skipped = (f"this input's share ({share:.2f} s) of the tokenizer's "
-                                      f"{budget.budget_s:g} s budget was spent")
+                                      f"{budget.budget_s:g} s budget would be overrun")
                 break
             text = make(size)
             times: list[float] = []

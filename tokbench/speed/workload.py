@@ -5,7 +5,7 @@ realistic sizes: a chat message (one document of 40-400 bytes), a paragraph
 (consecutive documents joined to 1-2 KB) and a long document (joined to 8-12 KB).
 Hard inputs for length scaling are generated (seeded) or built from suite text:
 ordinary text, one character repeated, CJK text with no spaces, digit strings,
-base64 and minified code.
+base64 and minified code; each is a 1 KB unit repeated to length.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ MAX_REQUESTS = 64  # distinct requests per class
 SCALING_KINDS = ("ordinary", "repeated_char", "cjk_nospace", "digits", "base64",
                  "minified_code")
 SCALING_SIZES = (1 << 10, 1 << 12, 1 << 14, 1 << 16, 1 << 18, 1 << 20)  # 1 KB .. 1 MB
+UNIT_BYTES = 1 << 10  # the repeated unit of every scaling input
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
@@ -94,17 +95,23 @@ def fit_bytes(unit: str, size: int) -> str:
 def scaling_sources(texts: Sequence[str], seed: int = 0) -> dict[str, Callable[[int], str]]:
     """Kind -> a function giving a text of (about) N bytes of that kind.
 
-    A kind that needs suite text the suites do not have (no CJK, no code) is left out.
+    Every size of a kind repeats one unit of ``UNIT_BYTES`` (text kinds: a seeded sample
+    of suite documents), so the content per byte is the same at every length and only
+    the length changes. A kind that needs suite text the suites do not have (no CJK, no
+    code) is left out.
     """
     rng = random.Random(seed)
-    plain = "\n".join(t for t in texts if t.strip() and not _CJK.search(t))
-    cjk = "".join(re.sub(r"\s+", "", t) for t in texts if len(_CJK.findall(t)) > len(t) / 2)
-    code = "\n".join(t for t in texts if t.count("\n") > 5 and any(c in t for c in "{}();="))
-    digits = "".join(rng.choice("0123456789") for _ in range(1 << 16))
-    b64 = base64.b64encode(hashlib.shake_256(str(seed).encode()).digest(3 << 14)).decode("ascii")
+    pool = [t for t in texts if t.strip()]
+    rng.shuffle(pool)
+    plain = "\n".join(t for t in pool if not _CJK.search(t))
+    cjk = "".join(re.sub(r"\s+", "", t) for t in pool if len(_CJK.findall(t)) > len(t) / 2)
+    code = "\n".join(t for t in pool if t.count("\n") > 5 and any(c in t for c in "{}();="))
+    digits = "".join(rng.choice("0123456789") for _ in range(UNIT_BYTES))
+    b64 = base64.b64encode(hashlib.shake_256(str(seed).encode()).digest(UNIT_BYTES)).decode()
     units: dict[str, str] = {"ordinary": plain, "repeated_char": "a", "cjk_nospace": cjk,
                              "digits": digits, "base64": b64, "minified_code": minify(code)}
-    return {kind: _sized(units[kind]) for kind in SCALING_KINDS if units[kind]}
+    return {kind: _sized(fit_bytes(units[kind], UNIT_BYTES))
+            for kind in SCALING_KINDS if units[kind]}
 
 
 def _sized(unit: str) -> Callable[[int], str]:
