@@ -321,6 +321,32 @@ def test_p99_over_its_tolerance_but_inside_the_interval_is_not_significant() -> 
     assert change.status == NOT_SIGNIFICANT and "25%" in change.reason
 
 
+def _p99(value: float, ci: list[float], cpu: float, cpu_ci: list[float], share: float) -> Row:
+    return Row("t", "speed", "paragraph", "encode_p99_us", value,
+               {"ci": ci, "cpu_value": cpu, "cpu_ci": cpu_ci, "cpu_share": share})
+
+
+def test_a_busy_machine_is_judged_on_the_cpu_clock() -> None:
+    quiet = Results(rows=[_p99(200.0, [190.0, 215.0], 195.0, [188.0, 205.0], 0.97)])
+    # a rerun while other processes took half the CPU: the wall p99 doubled, the CPU p99 not
+    busy_rerun = Results(rows=[_p99(4100.0, [3900.0, 4300.0], 201.0, [190.0, 210.0], 0.45)])
+    (change,) = compare(quiet, busy_rerun).rows
+    assert change.status == NOT_SIGNIFICANT
+    assert change.reason == ("under the 25% threshold (machine busy: the process had new 45% "
+                             "of a CPU per thread; judged on the CPU clock)")
+    # a real 2x slowdown on the same busy machine shows on the CPU clock too
+    busy_slow = Results(rows=[_p99(8000.0, [7000.0, 9000.0], 400.0, [380.0, 420.0], 0.45)])
+    (change,) = compare(quiet, busy_slow).rows
+    assert (change.status, change.fails) == (WORSE, True)
+    assert change.base == 200.0 and change.new == 8000.0  # shown as measured
+    assert change.reason.endswith("judged on the CPU clock")
+    # a batch figure has no CPU-clock twin: on a busy machine its change is noise
+    batch = [Row("t", "speed", "native:2", "batch_mb_s", v, {"samples": [v], "cpu_share": s})
+             for v, s in ((10.0, 0.95), (4.0, 0.3))]
+    (change,) = compare(Results(rows=[batch[0]]), Results(rows=[batch[1]])).rows
+    assert change.status == NOT_SIGNIFICANT and "no CPU-clock figure" in change.reason
+
+
 # -- rendering --------------------------------------------------------------------------------
 
 def test_speed_report_sections_and_plots(tmp_path: Path) -> None:
@@ -347,7 +373,8 @@ def test_speed_report_sections_and_plots(tmp_path: Path) -> None:
                   "### Length scaling (1 KB .. 1 MB)", "### Load cost and footprint"):
         assert title in md
     # chat requests are single 54-60 character sentences: 5.4-6 µs at 0.1 µs a character
-    assert "| fake | chat | encode | 6.0 | 6.0 | 6.0 [6.0, 6.0] | 6.0 | 600 | 6.0 | 6.0 | ci |" in md
+    assert ("| fake | chat | encode | 6.0 | 6.0 | 6.0 [6.0, 6.0] | 6.0 | 600 | 6.0 | 6.0 | ci |"
+            in md)
     assert "asked 2 threads" in md
     names = sorted(p.name for p in render_speed_plots(results, tmp_path))
     assert names == ["speed_latency_cdf.png", "speed_scaling.png", "speed_threads.png"]

@@ -8,6 +8,8 @@ Rows are joined on ``(tokenizer, suite, subset, metric)``. Each joined row gets 
 * ``changed``: a real change of a metric without a direction (never fails);
 * ``not_significant``: a timing whose change is under its threshold or inside the noise
   of the two runs (the [min, max] ranges of their samples, or their 95% intervals, overlap);
+  a wall-clock timing taken on a busy machine (``cpu_share`` under ``BUSY_SHARE``) is
+  judged on its CPU-clock figure (``cpu_value``, ``cpu_ci``) or, without one, is noise;
 * ``not_comparable``: an input of the measurement differs between the runs (the suite's
   content, the tokenizer file, the backend version, settings, or the machine for
   timings); the reason is given. ``allow_change`` compares them anyway;
@@ -503,24 +505,64 @@ def _judge(change: RowChange, b: Row, n: Row, info: MetricInfo, threshold: Thres
     if info.direction == "none":
         change.status = CHANGED
         return
+    busy = None if info.deterministic else _busy_note(b, n)
+    if busy is not None:
+        # wall-clock figures of a busy machine measure the other processes too: judge the
+        # same calls on the CPU clock where the row has it, else call the change noise
+        cpu = _cpu_rows(b, n)
+        if cpu is None:
+            change.status = NOT_SIGNIFICANT
+            change.reason = f"{busy}; the wall clock cannot tell (no CPU-clock figure)"
+            return
+        b, n = cpu
+        bv, nv = float(b.value or 0), float(n.value or 0)
     improved = (nv > bv) == (info.direction == "higher")
     if not info.deterministic:
         change.base_range, change.new_range = timing_range(b), timing_range(n)
+        on_cpu = f" ({busy}; judged on the CPU clock)" if busy else ""
         if not threshold.exceeded(bv, nv):
             change.status = NOT_SIGNIFICANT
-            change.reason = f"under the {threshold.describe()} threshold"
+            change.reason = f"under the {threshold.describe()} threshold{on_cpu}"
             return
         if change.base_range and change.new_range \
                 and _overlap(change.base_range, change.new_range):
             change.status = NOT_SIGNIFICANT
             change.reason = ("inside the noise: the 95% intervals overlap" if "ci" in n.extra
-                             else "inside the noise: the ranges of the repeats overlap")
+                             else "inside the noise: the ranges of the repeats overlap") + on_cpu
             return
+        if on_cpu:
+            change.reason = on_cpu.strip(" ()")
     change.status = BETTER if improved else WORSE
     if change.status == WORSE:
         change.fails = threshold.exceeded(bv, nv)
         if not change.fails:
             change.reason = f"within the {threshold.describe()} tolerance ({threshold.spec})"
+
+
+#: a wall-clock timing taken while the process got less than this share of a CPU per
+#: thread (CPU time / wall time, ``cpu_share`` in the row) was taken on a busy machine
+BUSY_SHARE = 0.8
+
+
+def _busy_note(b: Row, n: Row) -> str | None:
+    """Why the wall clock of these rows is not to be trusted, or None."""
+    shares = [(label, r.extra.get("cpu_share")) for label, r in (("base", b), ("new", n))]
+    busy = [f"{label} {float(s):.0%}" for label, s in shares if _number(s) and s < BUSY_SHARE]
+    if not busy:
+        return None
+    return f"machine busy: the process had {', '.join(busy)} of a CPU per thread"
+
+
+def _cpu_rows(b: Row, n: Row) -> tuple[Row, Row] | None:
+    """The rows' CPU-clock figures (``cpu_value``, ``cpu_ci``) as rows of their own."""
+    out = []
+    for r in (b, n):
+        v, ci = r.extra.get("cpu_value"), r.extra.get("cpu_ci")
+        if not _number(v):
+            return None
+        out.append(Row(r.tokenizer, r.suite, r.subset, r.metric, float(v),
+                       {"ci": ci} if isinstance(ci, list) else {}))
+    return out[0], out[1]
 
 
 def _overlap(a: tuple[float, float], b: tuple[float, float]) -> bool:

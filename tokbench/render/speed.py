@@ -190,10 +190,10 @@ def speed_tables(results: Results) -> list[tuple[str, str, list[str], list[list[
                 lat_rows.append(cells)
     if lat_rows:
         out.append(("Latency of single calls (µs)",
-                    "Wall clock per call; p99 with its 95% order-statistic interval (open: too few "
-                    "calls above it to bound it); p50 and p99 (CPU) are the same calls on the thread "
-                    "CPU clock: a wall p99 far above the CPU p99 is time the OS gave to other "
-                    "processes.",
+                    "Wall clock per call; p99 with its 95% order-statistic interval (open: too "
+                    "few calls above it to bound it); p50 and p99 (CPU) are the same calls on the "
+                    "thread CPU clock: a wall p99 far above the CPU p99 is time the OS gave to "
+                    "other processes.",
                     ["tokenizer", "request", "op", "p50", "p90", "p99 [95% CI]", "max", "calls",
                      "p50 (CPU)", "p99 (CPU)", "stopped by"], lat_rows))
     rate_rows = []

@@ -45,8 +45,9 @@ class Latency:
                              "outliers": self.wall.outliers, "inputs": self.inputs,
                              "request_bytes": self.mean_bytes}
         if key in self.wall.cis:
-            lo, hi = self.wall.cis[key]
-            d["ci"] = [lo, hi]
+            d["ci"] = list(self.wall.cis[key])
+            d["cpu_ci"] = list(self.cpu.cis[key])
+        d["cpu_share"] = self.cpu.mean / self.wall.mean if self.wall.mean > 0 else None
         return d
 
 

@@ -134,7 +134,9 @@ def speed_rows(tok: Tokenizer, texts: Sequence[str], *, suite: str = "speed",
         if "footprint" in settings.parts and sub.footprint is not None:
             fp = sub.footprint
             base = {"clock": WALL, "process": "fresh"}
-            row(ALL, "load_s", fp.load_s, dict(base))
+            row(ALL, "load_s", fp.load_s, {**base, "cpu_value": fp.load_cpu_s,
+                                           "cpu_share": fp.load_cpu_s / fp.load_s
+                                           if fp.load_s > 0 else None})
             row(ALL, "import_s", fp.import_s,
                 {**base, "rss_mb": fp.import_rss / 1e6 if fp.import_rss is not None else None})
             row(ALL, "first_call_ms", fp.first_call_s * 1e3,
@@ -153,8 +155,9 @@ def _latency_rows(row: Callable[[str, str, Any, dict[str, Any]], None], subset: 
         extra = lat.summary(key)
         extra["cpu_value"] = extra["cpu_value"] * 1e6
         extra["mean"] = extra["mean"] * 1e6
-        if "ci" in extra:
-            extra["ci"] = [None if v is None else v * 1e6 for v in extra["ci"]]
+        for k in ("ci", "cpu_ci"):
+            if k in extra:
+                extra[k] = [None if v is None else v * 1e6 for v in extra[k]]
         if key == "p50":
             extra["cdf"] = [v * 1e6 for v in lat.wall.cdf]
         row(subset, f"{op}_{key}_us", lat.wall.values[key] * 1e6, extra)

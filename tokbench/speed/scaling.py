@@ -6,8 +6,8 @@ thread CPU clock for at least ``min_time_s`` (twice at least, once for a call ov
 Bounded in time: once one call takes longer than ``call_cap_s`` the larger sizes of
 that kind are skipped, and each kind gets an equal share of what is left of the
 tokenizer's ``budget_s`` (wall clock), its larger sizes skipped once the next size
-(guessed from the last one, as if linear) would overrun that share; both are recorded. An exponent above ``SUPERLINEAR``
-flags the kind.
+(guessed from the last one, as if linear) would overrun that share; both are recorded.
+An exponent above ``SUPERLINEAR`` flags the kind.
 """
 
 from __future__ import annotations

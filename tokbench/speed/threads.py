@@ -53,6 +53,7 @@ class ThreadPoint:
 
     def extras(self) -> dict[str, Any]:
         return {"clock": WALL, "threads_asked": self.asked, "threads_used": self.used,
+                "cpu_share": self.used / self.asked,
                 "samples": list(self.samples), "repeats": len(self.samples),
                 "bytes": self.nbytes, "cpu_clock": "process_cpu"}
 
