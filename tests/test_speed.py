@@ -328,14 +328,14 @@ def _p99(value: float, ci: list[float], cpu: float, cpu_ci: list[float], share: 
 
 def test_a_busy_machine_is_judged_on_the_cpu_clock() -> None:
     quiet = Results(rows=[_p99(200.0, [190.0, 215.0], 195.0, [188.0, 205.0], 0.97)])
-    # a rerun while other processes took half the CPU: the wall p99 doubled, the CPU p99 not
-    busy_rerun = Results(rows=[_p99(4100.0, [3900.0, 4300.0], 201.0, [190.0, 210.0], 0.45)])
+    # a rerun while other processes took 40% of the CPU: the wall p99 doubled, the CPU p99 not
+    busy_rerun = Results(rows=[_p99(4100.0, [3900.0, 4300.0], 201.0, [190.0, 210.0], 0.6)])
     (change,) = compare(quiet, busy_rerun).rows
     assert change.status == NOT_SIGNIFICANT
-    assert change.reason == ("under the 25% threshold (machine busy: the process had new 45% "
+    assert change.reason == ("under the 25% threshold (machine busy: the process had new 60% "
                              "of a CPU per thread; judged on the CPU clock)")
     # a real 2x slowdown on the same busy machine shows on the CPU clock too
-    busy_slow = Results(rows=[_p99(8000.0, [7000.0, 9000.0], 400.0, [380.0, 420.0], 0.45)])
+    busy_slow = Results(rows=[_p99(8000.0, [7000.0, 9000.0], 400.0, [380.0, 420.0], 0.6)])
     (change,) = compare(quiet, busy_slow).rows
     assert (change.status, change.fails) == (WORSE, True)
     assert change.base == 200.0 and change.new == 8000.0  # shown as measured
@@ -343,8 +343,16 @@ def test_a_busy_machine_is_judged_on_the_cpu_clock() -> None:
     # a batch figure has no CPU-clock twin: on a busy machine its change is noise
     batch = [Row("t", "speed", "native:2", "batch_mb_s", v, {"samples": [v], "cpu_share": s})
              for v, s in ((10.0, 0.95), (4.0, 0.3))]
+    batch[1].extra["cpu_share"] = 0.6
     (change,) = compare(Results(rows=[batch[0]]), Results(rows=[batch[1]])).rows
     assert change.status == NOT_SIGNIFICANT and "no CPU-clock figure" in change.reason
+    # under half a CPU per thread even the CPU clock is off: not judged, and said so
+    too_busy = Results(rows=[_p99(8000.0, [7000.0, 9000.0], 400.0, [380.0, 420.0], 0.36)])
+    comp = compare(quiet, too_busy)
+    assert comp.rows[0].status == NOT_SIGNIFICANT
+    assert comp.rows[0].reason.startswith("machine too busy: the process had new 36% of a CPU")
+    assert comp.warnings == ["1 timing row not judged: a run had under half a CPU per thread "
+                             "(see the rows' reasons)"]
 
 
 # -- rendering --------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ Rows are joined on ``(tokenizer, suite, subset, metric)``. Each joined row gets 
   of the two runs (the [min, max] ranges of their samples, or their 95% intervals, overlap);
   a wall-clock timing taken on a busy machine (``cpu_share`` under ``BUSY_SHARE``) is
   judged on its CPU-clock figure (``cpu_value``, ``cpu_ci``) or, without one, is noise;
+  under ``TOO_BUSY_SHARE`` it is not judged at all (and the comparison warns);
 * ``not_comparable``: an input of the measurement differs between the runs (the suite's
   content, the tokenizer file, the backend version, settings, or the machine for
   timings); the reason is given. ``allow_change`` compares them anyway;
@@ -413,6 +414,10 @@ def compare(base: Results, new: Results, *, fail: Iterable[str] | Thresholds | N
                       new_errors=failures.appeared(comparable, errors=True),
                       new_roundtrip_failures=failures.appeared(comparable, errors=False),
                       fixed_failures=failures.fixed(comparable))
+    too_busy = sum(1 for r in out if r.status == NOT_SIGNIFICANT and r.reason.startswith(TOO_BUSY))
+    if too_busy:
+        comp.warnings.append(f"{too_busy} timing row{'s' * (too_busy != 1)} not judged: a run "
+                             "had under half a CPU per thread (see the rows' reasons)")
     if base_rows and new_rows and not base_rows.keys() & new_rows.keys():
         comp.warnings.append("the runs have no row in common: are they runs of the same "
                              "tokenizers and suites?")
@@ -506,6 +511,10 @@ def _judge(change: RowChange, b: Row, n: Row, info: MetricInfo, threshold: Thres
         change.status = CHANGED
         return
     busy = None if info.deterministic else _busy_note(b, n)
+    if busy is not None and busy.startswith(TOO_BUSY):
+        change.status = NOT_SIGNIFICANT
+        change.reason = f"{busy}: neither clock can be trusted then; rerun on a quieter machine"
+        return
     if busy is not None:
         # wall-clock figures of a busy machine measure the other processes too: judge the
         # same calls on the CPU clock where the row has it, else call the change noise
@@ -540,17 +549,23 @@ def _judge(change: RowChange, b: Row, n: Row, info: MetricInfo, threshold: Thres
 
 
 #: a wall-clock timing taken while the process got less than this share of a CPU per
-#: thread (CPU time / wall time, ``cpu_share`` in the row) was taken on a busy machine
+#: thread (CPU time / wall time, ``cpu_share`` in the row) was taken on a busy machine;
+#: under ``TOO_BUSY_SHARE`` even the CPU clock is off (shared caches and cores, a
+#: hypervisor's stolen time counted as the guest's) and the row is not judged
 BUSY_SHARE = 0.8
+TOO_BUSY_SHARE = 0.5
+TOO_BUSY = "machine too busy"
 
 
 def _busy_note(b: Row, n: Row) -> str | None:
     """Why the wall clock of these rows is not to be trusted, or None."""
-    shares = [(label, r.extra.get("cpu_share")) for label, r in (("base", b), ("new", n))]
-    busy = [f"{label} {float(s):.0%}" for label, s in shares if _number(s) and s < BUSY_SHARE]
+    shares = [(label, float(s)) for label, r in (("base", b), ("new", n))
+              for s in [r.extra.get("cpu_share")] if _number(s)]
+    busy = [f"{label} {s:.0%}" for label, s in shares if s < BUSY_SHARE]
     if not busy:
         return None
-    return f"machine busy: the process had {', '.join(busy)} of a CPU per thread"
+    what = TOO_BUSY if min(s for _, s in shares) < TOO_BUSY_SHARE else "machine busy"
+    return f"{what}: the process had {', '.join(busy)} of a CPU per thread"
 
 
 def _cpu_rows(b: Row, n: Row) -> tuple[Row, Row] | None:

@@ -97,8 +97,8 @@ def _speed_infos() -> list[MetricInfo]:
                    "wall s", unit="s", deterministic=False, decimals=3, tolerance=0.5),
         MetricInfo("import_s", "none", "time to import the backend library (fresh process)",
                    "wall s", unit="s", deterministic=False, decimals=3),
-        MetricInfo("first_call_ms", "lower", "first encode call after loading",
-                   "wall ms", unit="ms", deterministic=False, decimals=3, tolerance=0.5),
+        MetricInfo("first_call_ms", "none", "first encode call after loading (one call: "
+                   "shown, not judged)", "wall ms", unit="ms", deterministic=False, decimals=3),
         MetricInfo("rss_mb", "lower", "resident memory the loaded tokenizer adds",
                    "RSS after load - RSS before (MB)", unit="MB", deterministic=False,
                    decimals=1, tolerance=0.1),

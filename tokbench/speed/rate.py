@@ -51,7 +51,8 @@ class Rate:
     def extras(self) -> dict[str, Any]:
         return {"clock": THREAD_CPU, "ci": list(self.ci), "samples": list(self.samples),
                 "repeats": len(self.samples), "loops": self.loops, "bytes": self.nbytes,
-                "wall_value": self.wall_mb_s, "outliers": self.outliers, "stop": self.stop}
+                "wall_value": self.wall_mb_s, "outliers": self.outliers, "stop": self.stop,
+                "cpu_share": self.wall_mb_s / self.mb_s if self.mb_s > 0 else None}
 
 
 def measure_rate(tok: Tokenizer, texts: Sequence[str], budget: RateBudget = RateBudget(),
