@@ -47,7 +47,10 @@ class Latency:
         if key in self.wall.cis:
             d["ci"] = list(self.wall.cis[key])
             d["cpu_ci"] = list(self.cpu.cis[key])
-        d["cpu_share"] = self.cpu.mean / self.wall.mean if self.wall.mean > 0 else None
+        # how much of this percentile's wall time was the call's own CPU time: near 1 the
+        # wall figure is the work, far below it the OS gave the time to other processes
+        wall = self.wall.values[key]
+        d["cpu_share"] = min(1.0, self.cpu.values[key] / wall) if wall > 0 else None
         return d
 
 
