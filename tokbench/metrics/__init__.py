@@ -74,7 +74,10 @@ def _speed_infos() -> list[MetricInfo]:
     by ``compare`` against its confidence interval and a tolerance for its noise."""
     out = []
     for op in ("encode", "decode"):
-        for p, tol in (("p50", 0.25), ("p90", 0.25), ("p99", 0.25)):
+        # tolerances fit a shared machine, where reruns moved µs-scale percentiles by up to
+        # 30% even on the CPU clock; a 2x slowdown (+100%) still fails. Tighten them with
+        # --fail on a quiet runner.
+        for p, tol in (("p50", 0.5), ("p90", 0.5), ("p99", 0.5)):
             out.append(MetricInfo(f"{op}_{p}_us", "lower", f"{op} latency of one request, {p}",
                                   f"{p} of per-call wall time", unit="µs", deterministic=False,
                                   decimals=1, tolerance=tol))
@@ -87,7 +90,7 @@ def _speed_infos() -> list[MetricInfo]:
                    tolerance=0.25),
         MetricInfo("batch_mb_s", "higher", "batch encode speed at N threads (subset via:N)",
                    "MB / wall s (median)", unit="MB/s", deterministic=False, decimals=2,
-                   tolerance=0.2),
+                   tolerance=0.4),
         MetricInfo("threads_used", "none", "threads busy during the batch (CPU s / wall s)",
                    "process CPU s / wall s", deterministic=False, decimals=2),
         MetricInfo("scaling_exponent", "lower", "log-log slope of encode time on input length; "
