@@ -349,6 +349,12 @@ def test_a_busy_machine_is_judged_on_the_cpu_clock() -> None:
     batch[1].extra["cpu_share"] = 0.6
     (change,) = compare(Results(rows=[batch[0]]), Results(rows=[batch[1]])).rows
     assert change.status == NOT_SIGNIFICANT and "no CPU-clock figure" in change.reason
+    # a figure timed on the CPU clock is judged as it is, however busy the machine
+    rates = [Row("t", "speed", "all", "encode_mb_s", v, {"samples": [v], "cpu_share": 0.3,
+                                                          "clock": "thread_cpu"})
+             for v in (10.0, 5.0)]
+    (change,) = compare(Results(rows=[rates[0]]), Results(rows=[rates[1]])).rows
+    assert (change.status, change.fails, change.reason) == (WORSE, True, "")
     # under half a CPU per thread even the CPU clock is off: not judged, and said so
     too_busy = Results(rows=[_p99(8000.0, [7000.0, 9000.0], 400.0, [380.0, 420.0], 0.36)])
     comp = compare(quiet, too_busy)
