@@ -10,17 +10,26 @@ from pathlib import Path
 from tokbench.results import Results
 
 
-def write_results_atomic(results: Results, out_dir: str | Path) -> Path:
-    """Write ``results.json`` via a temporary file and rename, so it is never half-written."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    target = out / "results.json"
-    fd, tmp = tempfile.mkstemp(dir=out, prefix=".results.", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(results.to_json())
-    os.chmod(tmp, 0o644)  # mkstemp creates 0600; results are meant to be shared
-    os.replace(tmp, target)
+def atomic_write_text(target: str | Path, text: str) -> Path:
+    """Write ``text`` via a temporary file and rename, so ``target`` is never half-written;
+    the temporary file is removed if writing fails."""
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.chmod(tmp, 0o644)  # mkstemp creates 0600; results are meant to be shared
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
     return target
+
+
+def write_results_atomic(results: Results, out_dir: str | Path) -> Path:
+    """Write ``results.json`` atomically (see ``atomic_write_text``)."""
+    return atomic_write_text(Path(out_dir) / "results.json", results.to_json())
 
 
 class Checkpoint:

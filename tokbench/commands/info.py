@@ -51,6 +51,8 @@ def main(args: argparse.Namespace) -> int:
         rows.append(("is", escape(f"{entry.description} — {entry.algorithm}")))
         if entry.aliases:
             rows.append(("aliases", escape(", ".join(entry.aliases))))
+        if entry.note:
+            rows.append(("note", escape(entry.note)))
     rows += [
         ("backend", f"{tok.backend} {escape(tok.backend_version())}"),
         ("vocab size", vocab),

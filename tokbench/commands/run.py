@@ -7,21 +7,16 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from rich.markup import escape
+
 from tokbench.errors import InputError
+from tokbench.presets import PRESETS, get_preset
 
 HELP = "compare tokenizers on suites; writes results.json, results.csv, report.md and plots"
 
 DEFAULT_OUT = "reports/latest"
-
-PRESETS: dict[str, dict[str, Any]] = {
-    "japanese": {
-        "tokenizers": ["gpt2", "cl100k_base", "o200k_base", "llama-2", "llama-3", "xlm-roberta"],
-        "suites": ["japanese", "multilingual?languages=eng_Latn,jpn_Jpan"],
-        "metrics": ["compression", "fertility", "premium", "unknown", "roundtrip", "throughput"],
-        "out": "reports/japanese",
-        "focus": {"japanese": "all", "multilingual": "jpn_Jpan"},
-    },
-}
+#: finished shards of a run in progress (removed when the run completes)
+STATE_FILE = ".tokbench-state.json"
 
 #: headline metrics of the terminal summary, with short column labels
 SUMMARY_METRICS = {"tokens": "tokens", "chars_per_token": "chars per token",
@@ -37,7 +32,7 @@ def _csv(value: str) -> list[str]:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tokenizers", "-t", type=_csv, help="comma-separated names or specs "
                    "(default: gpt2, cl100k_base, o200k_base, llama-2, llama-3, xlm-roberta, "
-                   "mistral-v1, qwen2)")
+                   "mistral-v1, qwen3)")
     p.add_argument("--suites", "-s", help="comma-separated suite names or specs; commas inside "
                    "a spec's ?options stay in it (default: every built-in suite)")
     p.add_argument("--metrics", "-m", type=_csv, help="comma-separated metrics or families "
@@ -50,8 +45,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "(as Petrov et al. 2023 do)")
     p.add_argument("--repeats", type=int, help="timed throughput repeats (default 5, min 1)")
     p.add_argument("--threads", type=int, help="threads for the bulk encode (default 1)")
+    p.add_argument("--jobs", "-j", type=int, help="worker processes (default: every usable "
+                   "core; 1 runs in this process)")
+    p.add_argument("--executor", choices=("local", "dask"), default="local",
+                   help="where shards run: local processes, or a Dask cluster")
+    p.add_argument("--scheduler", help="address of a running Dask scheduler "
+                   "(tcp://HOST:8786); without it --executor dask starts a local cluster")
     p.add_argument("--resume", action="store_true",
-                   help="reuse finished (tokenizer, suite) units from OUT/results.json")
+                   help="reuse finished units from OUT/results.json and finished shards "
+                        "from OUT/.tokbench-state.json")
     p.add_argument("--no-plots", action="store_true", help="do not write PNG plots")
     p.add_argument("--no-html", action="store_true", help="do not write report.html")
     p.add_argument("--no-fetch", action="store_true",
@@ -65,7 +67,7 @@ def resolve_config(args: argparse.Namespace) -> dict[str, Any]:
     """Flags over config file over preset over defaults."""
     conf: dict[str, Any] = {}
     if args.preset:
-        conf.update(PRESETS[args.preset])
+        conf.update(get_preset(args.preset))
     if args.config:
         path = Path(args.config)
         try:
@@ -120,11 +122,15 @@ def main(args: argparse.Namespace) -> int:
         _prefetch(list(DEFAULT_TOKENIZERS))
 
     checkpoint = Checkpoint(out)
+    state = out / STATE_FILE
+    if not args.resume:
+        state.unlink(missing_ok=True)
     try:
         with _Progress() as prog:
             results = run(tokenizers, conf.get("suites"), conf.get("metrics"),
                           settings=settings, on_unit=checkpoint, progress=prog.event,
-                          resume=resume)
+                          resume=resume, jobs=args.jobs, executor=args.executor,
+                          scheduler=args.scheduler, state=state)
     except KeyboardInterrupt:
         checkpoint.flush()  # every finished unit is kept for --resume
         raise
@@ -156,26 +162,29 @@ def _maybe_gate(args: argparse.Namespace, results: Any) -> int:
 
 
 class _Progress:
-    """Maps runner events onto a rich progress bar."""
+    """Maps runner events onto rich progress: text bytes done / total, MB/s and ETA."""
 
     def __enter__(self) -> _Progress:
-        from tokbench.console import progress
+        from tokbench.console import byte_progress
 
-        self._p = progress()
+        self._p = byte_progress()
         self._p.__enter__()
         self._task = self._p.add_task("starting", total=None)
         return self
 
     def event(self, name: str, info: dict[str, Any]) -> None:
         if name == "start":
-            self._p.update(self._task, total=info["units"])
+            self._p.update(self._task, total=info.get("bytes") or None,
+                           description="measuring")
+        elif name == "shard":
+            self._p.update(self._task, advance=info["bytes"],
+                           description=escape(str(info["suite"])))
         elif name == "unit":
-            self._p.update(self._task, description=f"{info['tokenizer']} · {info['suite']}")
-        elif name == "advance":
-            self._p.advance(self._task, info.get("steps", 1))
+            self._p.update(self._task, description=escape(
+                f"{info['tokenizer']} · {info['suite']}"))
         elif name == "tokenizer_failed":
-            self._p.console.print(f"[yellow]{info['tokenizer']}: {info['error']}[/]",
-                                  highlight=False)
+            self._p.console.print(f"[yellow]{escape(str(info['tokenizer']))}: "
+                                  f"{escape(str(info['error']))}[/]", highlight=False)
 
     def __exit__(self, *exc: object) -> None:
         self._p.__exit__(None, None, None)
