@@ -25,7 +25,8 @@ DEFAULT_SUITES = ("multilingual", "japanese", "code", "numbers", "unicode")
 Event = Callable[[str, dict[str, Any]], None]
 
 
-def _suite_meta(names: Sequence[str], texts: Sequence[str]) -> dict[str, Any]:
+def suite_meta(names: Sequence[str], texts: Sequence[str]) -> dict[str, Any]:
+    """The ``speed`` suite's meta entry: the pool of texts speed rows were measured on."""
     h = hashlib.sha256()
     for t in texts:
         h.update(t.encode("utf-8", "surrogatepass"))
@@ -61,7 +62,7 @@ def run_bench(specs: Sequence[str], suites: Sequence[str] = DEFAULT_SUITES,
         "created": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "git_commit": git_commit(), "machine": machine_info(),
         "settings": settings.to_dict(), "metric_families": ["speed"],
-        "suites": {SUITE: _suite_meta([s.name for s in loaded], texts)},
+        "suites": {SUITE: suite_meta([s.name for s in loaded], texts)},
         "tokenizers": {}, "errors": [], "complete": False,
         "speed": {"load_average_start": load0},
     }
