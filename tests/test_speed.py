@@ -427,3 +427,15 @@ def test_bench_command_on_a_real_tokenizer(tmp_path: Path, real_cache: Path) -> 
                  "speed_threads.png", "speed_scaling.png"):
         assert (out / name).exists()
     assert "## Speed" in (out / "report.md").read_text(encoding="utf-8")
+
+
+def test_the_speed_family_runs_in_tokbench_run_once_per_tokenizer() -> None:
+    from tokbench.runner import run
+
+    results = run(["bytes", "chars"], ["unicode", "numbers"], ["compression", "speed"])
+    speed = [r for r in results.rows if r.suite == "speed"]
+    assert {r.tokenizer for r in speed} == {"bytes", "chars"}
+    assert {"encode_p50_us", "encode_p99_us", "encode_mb_s"} <= {r.metric for r in speed}
+    assert ["bytes", "speed"] in results.meta["finished_units"]
+    assert "speed" in results.meta["suites"]
+    assert not any(r.suite == "speed" for r in run(["bytes"], ["unicode"], None).rows)
