@@ -411,7 +411,7 @@ class HFTokenizersTokenizer(Tokenizer):
         else:
             encs = self._tok.encode_batch(list(texts), add_special_tokens=False)
             if self._reachable:
-                encs = [self._encode(t) if not self._special_ids.isdisjoint(e.ids) else e
+                encs = [self._encode(t) if self._special_piece_used(t, e.ids) else e
                         for t, e in zip(texts, encs, strict=True)]
         return [Encoded(e.ids, e.offsets) for e in encs]
 

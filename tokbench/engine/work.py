@@ -201,20 +201,27 @@ def _groups(docs: list[Document], subset_by: str) -> dict[str, np.ndarray]:
     return out
 
 
-def encode_all(tok: Tokenizer, texts: list[str], threads: int = 1
+def encode_all(tok: Tokenizer, texts: list[str], threads: int = 1, offsets: bool = True
                ) -> tuple[list[Encoded | None], list[tuple[int, str]]]:
     """Encode every text once, with the backend's offsets where it gives them in the same
-    call (``Tokenizer.encode_batch_offsets``); a text the tokenizer raises on is recorded,
-    the rest go on."""
+    call (``Tokenizer.encode_batch_offsets``) when ``offsets``; a text the tokenizer
+    raises on is recorded, the rest go on."""
+
+    from tokbench.adapters.base import Encoded
+
+    def encode(batch: list[str]) -> list[Encoded]:
+        if offsets:
+            return list(tok.encode_batch_offsets(batch, threads=threads))
+        return [Encoded(ids) for ids in tok.encode_batch(batch, threads=threads)]
 
     try:
-        return list(tok.encode_batch_offsets(texts, threads=threads)), []
+        return list[Encoded | None](encode(texts)), []
     except Exception:  # find the bad documents one by one
         out: list[Encoded | None] = []
         errors: list[tuple[int, str]] = []
         for i, t in enumerate(texts):
             try:
-                out.append(tok.encode_batch_offsets([t])[0])
+                out.append(encode([t])[0])
             except Exception as e:
                 out.append(None)
                 errors.append((i, f"{type(e).__name__}: {e}"))
@@ -226,7 +233,17 @@ def _measure(task: ShardTask, docs: list[Document], texts: list[str], layout: Su
              timings: dict[str, float], conv: FertilityConvention = DEFAULT_CONVENTION,
              spans: list[Sequence[Span] | None] | None = None) -> UnitStats:
     t0 = time.perf_counter()
-    encoded, errors = encode_all(tok, texts, task.threads)
+    # every token needs a span for words and digit runs; otherwise only the tokens of
+    # documents with unknown tokens do (unk_chars): those few documents are encoded
+    # again with offsets rather than asking offsets of every document
+    every_span = bool({"words", "digits"} & task.collectors)
+    encoded, errors = encode_all(tok, texts, task.threads, offsets=every_span)
+    if not every_span and "unk_spans" in task.collectors and tok.unk_id is not None:
+        unk = [i for i, e in enumerate(encoded) if e is not None and tok.unk_id in e.ids]
+        if unk:
+            again = tok.encode_batch_offsets([texts[i] for i in unk], threads=task.threads)
+            for i, enc in zip(unk, again, strict=True):
+                encoded[i] = enc
     encodings = [e.ids if e is not None else None for e in encoded]
     timings["encode"] = timings.get("encode", 0.0) + time.perf_counter() - t0
 

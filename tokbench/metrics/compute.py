@@ -279,7 +279,9 @@ def measure_documents(
     need_spans = layout.has_words or numbers or bool(unk_mask.any())
     if not need_spans or ids.size == 0:
         return c
-    starts, ends = token_spans(table, layout, ids, ntok, offsets, offsets_unit)
+    # only unknown tokens need a place: the documents that have one
+    only = None if layout.has_words or numbers else c.unk > 0
+    starts, ends = token_spans(table, layout, ids, ntok, offsets, offsets_unit, only)
 
     if unk_mask.any():
         data = layout.data
@@ -304,7 +306,8 @@ def measure_documents(
 
 def token_spans(table: TokenTable, layout: SuiteLayout, ids: np.ndarray, ntok: np.ndarray,
                 offsets: Sequence[Sequence[tuple[int, int]] | None] | None = None,
-                offsets_unit: str = "char") -> tuple[np.ndarray, np.ndarray]:
+                offsets_unit: str = "char", only: np.ndarray | None = None
+                ) -> tuple[np.ndarray, np.ndarray]:
     """Byte start and end of every token in the suite's joined text.
 
     A document whose token bytes spell its text byte for byte (byte-level tokenizers;
@@ -313,8 +316,11 @@ def token_spans(table: TokenTable, layout: SuiteLayout, ids: np.ndarray, ntok: n
     a normalizer can add a byte in one place and remove one in another ("▁3,850 km²"
     → "▁3,850 ▁km2"). Any other document takes the backend's ``offsets`` when given
     (see ``_from_offsets``), else is aligned piece by piece with ``align_spans``.
+    ``only`` (a mask over documents) places just those documents' tokens; the spans of
+    the others are then meaningless.
     """
     n = ntok.size
+    wanted = np.ones(n, dtype=bool) if only is None else only
     lengths = table.length[ids].copy()
     skip = np.zeros(ids.size, dtype=np.int64)  # leading token bytes that stand for no text
     first_tok = np.concatenate([[0], np.cumsum(ntok)[:-1]]).astype(np.int64)
@@ -323,19 +329,19 @@ def token_spans(table: TokenTable, layout: SuiteLayout, ids: np.ndarray, ntok: n
     # a token with no bytes (unknown, control) breaks the cumulative sum even when the
     # lengths happen to add up: such documents are placed otherwise
     empty = np.bincount(doc_of_token, weights=lengths == 0, minlength=n) > 0
-    for d in np.flatnonzero((diff == 1) & ~empty & (ntok > 0)).tolist():
+    for d in np.flatnonzero((diff == 1) & ~empty & (ntok > 0) & wanted).tolist():
         t = int(first_tok[d])
         if not layout.texts[d].startswith(" ") and table.token_bytes(int(ids[t])).startswith(b" "):
             lengths[t] -= 1  # the dummy prefix stands for no byte of the text
             skip[t] = 1
             diff[d] = 0
-    exact = (diff == 0) & ~empty
+    exact = (diff == 0) & ~empty & wanted
     exact[exact] = _same_bytes(table, layout, ids, lengths, skip, ntok, np.flatnonzero(exact))
     cum = np.concatenate([[0], np.cumsum(lengths)])
     # each document starts at its own byte base (documents are joined by one byte, a newline)
     ends = cum[1:] + np.repeat(layout.byte_base - cum[first_tok], ntok)
     starts = ends - lengths
-    rest = np.flatnonzero(~exact & (ntok > 0))
+    rest = np.flatnonzero(~exact & (ntok > 0) & wanted)
     if offsets is not None:
         given = [d for d in rest.tolist()
                  if offsets[d] is not None and len(offsets[d]) == ntok[d]]  # type: ignore[arg-type]

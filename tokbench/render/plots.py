@@ -54,6 +54,42 @@ def _grouped_bars(plt: Any, values: dict[tuple[str, str], float], tokenizers: Se
     return path
 
 
+def _heatmap(plt: Any, values: dict[tuple[str, str], float], tokenizers: Sequence[str],
+             rows: Sequence[str], title: str, label: str, path: Path) -> Path | None:
+    """Languages down, tokenizers across, each cell's value written in it: legible at page
+    width however many languages there are (the figure grows downwards, not sideways)."""
+    from matplotlib.colors import LogNorm
+
+    toks = [t for t in tokenizers if any((t, r) in values for r in rows)]
+    if not toks or not rows:
+        return None
+    grid = [[values.get((t, r), float("nan")) for t in toks] for r in rows]
+    finite = [v for line in grid for v in line if v == v and v > 0]
+    if not finite:
+        return None
+    lo, hi = min(min(finite), 1.0), max(max(finite), 1.0 + 1e-9)
+    fig, ax = plt.subplots(figsize=(2.6 + 0.95 * len(toks), 1.6 + 0.3 * len(rows)))
+    image = ax.imshow(grid, cmap="RdYlGn_r", norm=LogNorm(vmin=lo, vmax=hi), aspect="auto")
+    ax.set_xticks(range(len(toks)), toks, rotation=30, ha="right", fontsize=9)
+    ax.set_yticks(range(len(rows)), rows, fontsize=9)
+    ax.tick_params(top=True, bottom=False, labeltop=True, labelbottom=False)
+    for i, line in enumerate(grid):
+        for j, v in enumerate(line):
+            if v == v:
+                ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=8)
+    from matplotlib.ticker import FuncFormatter
+
+    bar = fig.colorbar(image, ax=ax, label=label, shrink=0.6)
+    plain = FuncFormatter(lambda x, _: f"{x:g}")
+    bar.ax.yaxis.set_major_formatter(plain)
+    bar.ax.yaxis.set_minor_formatter(plain)
+    ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def _fairness(plt: Any, results: Results, suite: str, tokenizers: Sequence[str],
               path: Path) -> Path | None:
     """Per tokenizer: Gini of the premiums (left); mean and worst premium, the worst
@@ -111,9 +147,9 @@ def render_plots(results: Results, out_dir: str | Path) -> list[Path]:
         if prem:
             langs = sorted({s for (_, s) in prem if s != "eng_Latn"},
                            key=lambda s: sum(v for (t, x), v in prem.items() if x == s))
-            written.append(_grouped_bars(
+            written.append(_heatmap(
                 plt, prem, toks, langs, f"Token premium against English ({suite})",
-                "tokens / English tokens", out / f"premium_{suite}.png", hline=1.0))
+                "tokens / English tokens (log scale)", out / f"premium_{suite}.png"))
             written.append(_fairness(plt, results, suite, toks, out / f"fairness_{suite}.png"))
         if d.get("subset_by") == "domain":
             bpt = _values(results, suite, "bytes_per_token")
