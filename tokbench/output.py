@@ -2,25 +2,16 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 import time
 from pathlib import Path
 
+from tokbench.atomic import write_atomic
 from tokbench.results import Results
 
 
 def write_results_atomic(results: Results, out_dir: str | Path) -> Path:
     """Write ``results.json`` via a temporary file and rename, so it is never half-written."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    target = out / "results.json"
-    fd, tmp = tempfile.mkstemp(dir=out, prefix=".results.", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(results.to_json())
-    os.chmod(tmp, 0o644)  # mkstemp creates 0600; results are meant to be shared
-    os.replace(tmp, target)
-    return target
+    return write_atomic(Path(out_dir) / "results.json", results.to_json())
 
 
 class Checkpoint:
@@ -55,18 +46,14 @@ def write_outputs(results: Results, out_dir: str | Path, plots: bool = True,
 
     out = Path(out_dir)
     files = [write_results_atomic(results, out)]
-    csv = out / "results.csv"
-    results.to_frame().to_csv(csv, index=False)
-    files.append(csv)
+    files.append(write_atomic(out / "results.csv", results.to_frame().to_csv(index=False)))
     pngs: list[Path] = []
     if plots:
         from tokbench.render.plots import render_plots
 
         pngs = render_plots(results, out)
         files += pngs
-    md = out / "report.md"
-    md.write_text(render_markdown(results, [p.name for p in pngs]), encoding="utf-8")
-    files.append(md)
+    files.append(write_atomic(out / "report.md", render_markdown(results, [p.name for p in pngs])))
     if html:
         try:
             from tokbench.render.html import write_html

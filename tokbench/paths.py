@@ -10,7 +10,13 @@ def cache_dir() -> Path:
     """Tokenizer file cache: ``$TOKBENCH_CACHE`` or the user cache directory."""
     env = os.environ.get("TOKBENCH_CACHE")
     if env:
-        return Path(env).expanduser()
+        path = Path(env).expanduser()
+        if path.exists() and not path.is_dir():
+            from tokbench.errors import InputError
+
+            raise InputError(f"$TOKBENCH_CACHE={env} is a file, not a folder; point it to a "
+                             "folder tokbench may write tokenizer files into")
+        return path
     from platformdirs import user_cache_dir
 
     return Path(user_cache_dir("tokbench"))

@@ -115,8 +115,9 @@ class Results:
         if p.suffix != ".json":
             p.mkdir(parents=True, exist_ok=True)
             p = p / "results.json"
-        p.write_text(self.to_json(), encoding="utf-8")
-        return p
+        from tokbench.atomic import write_atomic
+
+        return write_atomic(p, self.to_json())
 
     @classmethod
     def from_dict(cls, data: Any, origin: str = "<data>") -> Results:

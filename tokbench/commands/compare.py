@@ -89,11 +89,9 @@ def _write_files(comp: Comparison, markdown: str | None, json_file: str | None,
 
 
 def _write(path: Path, text: str) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    except OSError as e:
-        raise TokbenchError(f"{path}: cannot write ({e.strerror})") from None
+    from tokbench.atomic import write_atomic
+
+    write_atomic(path, text)
 
 
 # -- the regression gate of ``tokbench run`` --------------------------------------------------

@@ -12,7 +12,6 @@ from __future__ import annotations
 import base64
 import difflib
 import html
-import os
 import re
 import struct
 import unicodedata
@@ -21,6 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from tokbench.atomic import write_atomic
 from tokbench.metrics import metric_info
 from tokbench.metrics.base import MetricInfo
 from tokbench.render.tables import (
@@ -549,8 +549,4 @@ def write_html(results: Results, out_dir: str | Path, png_names: Sequence[str],
         except OSError:
             notes.append(f"plot {name} is missing from {out}")
     text = render_html(results, images, viewer, notes)
-    target = out / "report.html"
-    tmp = out / f".report.{os.getpid()}.tmp"
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, target)
-    return target
+    return write_atomic(out / "report.html", text)
