@@ -29,7 +29,7 @@ from typing import Any, TypeGuard
 
 from tokbench.errors import InputError, UnknownNameError
 from tokbench.metrics import FAMILIES, METRICS, MetricInfo, metric_info
-from tokbench.results import SIGNIFICANT_DIGITS, Results, Row, round_value
+from tokbench.results import SIGNIFICANT_DIGITS, Results, Row, error_subject, round_value
 
 SCHEMA = "tokbench.compare"
 SCHEMA_VERSION = 1
@@ -351,7 +351,7 @@ def load_run(path: str | Path) -> Results:
     if not results.rows:
         p = Path(path)
         errors = results.meta.get("errors") or []
-        why = f" (every tokenizer failed, e.g. {errors[0].get('tokenizer')}: " \
+        why = f" (every tokenizer failed, e.g. {error_subject(errors[0])}: " \
               f"{errors[0].get('error')})" if errors else ""
         raise InputError(f"{p}: the run has no rows{why}; there is nothing to compare")
     return results
@@ -412,7 +412,7 @@ def compare(base: Results, new: Results, *, fail: Iterable[str] | Thresholds | N
         if not info.complete:
             comp.warnings.append(f"{info.label} is an incomplete (interrupted) run")
         for err in results.meta.get("errors") or []:
-            comp.warnings.append(f"{info.label}: tokenizer {err.get('tokenizer')} was not run "
+            comp.warnings.append(f"{info.label}: {error_subject(err)} was not run "
                                  f"({err.get('error')})")
     return comp
 

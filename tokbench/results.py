@@ -67,9 +67,23 @@ class Row:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Row:
+    def from_dict(cls, d: Any, where: str = "row") -> Row:
+        """A row from its JSON object; a malformed one is an InputError naming ``where``."""
+        if not isinstance(d, dict):
+            raise InputError(f"{where}: expected an object, got {type(d).__name__}")
+        for key in ROW_KEYS:
+            if key not in d:
+                raise InputError(f"{where}: missing {key!r}")
+            if key != "value" and not isinstance(d[key], str):
+                raise InputError(f"{where}: {key!r} must be a string, got "
+                                 f"{type(d[key]).__name__}")
+        value = d["value"]
+        if value is not None and (isinstance(value, bool)
+                                  or not isinstance(value, (int, float, str))):
+            raise InputError(f"{where}: 'value' must be a number, a string or null, got "
+                             f"{type(value).__name__}")
         extra = {k: v for k, v in d.items() if k not in ROW_KEYS}
-        return cls(d["tokenizer"], d["suite"], d["subset"], d["metric"], d["value"], extra)
+        return cls(d["tokenizer"], d["suite"], d["subset"], d["metric"], value, extra)
 
 
 @dataclass
@@ -126,8 +140,19 @@ class Results:
         version = data.get("schema_version")
         if version != SCHEMA_VERSION:
             data = migrate(data, origin)
-        return cls(rows=[Row.from_dict(r) for r in data.get("rows", [])],
-                   meta=data.get("meta", {}), failures=data.get("failures", []))
+        meta, rows, failures = (data.get("meta", {}), data.get("rows", []),
+                                data.get("failures", []))
+        for key, value, kind in (("meta", meta, dict), ("rows", rows, list),
+                                 ("failures", failures, list)):
+            if not isinstance(value, kind):
+                raise InputError(f"{origin}: {key!r} must be a JSON "
+                                 f"{'object' if kind is dict else 'array'}, got "
+                                 f"{type(value).__name__}")
+        _check_meta(meta, origin)
+        if not all(isinstance(f, dict) for f in failures):
+            raise InputError(f"{origin}: every entry of 'failures' must be an object")
+        return cls(rows=[Row.from_dict(r, f"{origin}: row {i}") for i, r in enumerate(rows)],
+                   meta=meta, failures=failures)
 
     @classmethod
     def load(cls, path: str | Path) -> Results:
@@ -141,6 +166,11 @@ class Results:
             data = json.loads(p.read_text(encoding="utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as e:
             raise InputError(f"{p}: not valid JSON ({e}); is it a tokbench results file?") from None
+        except RecursionError:
+            raise InputError(f"{p}: JSON nested too deeply; is it a tokbench results file?") \
+                from None
+        except OSError as e:
+            raise InputError(f"{p}: cannot read ({e.strerror or e})") from None
         return cls.from_dict(data, str(p))
 
     def to_frame(self) -> pd.DataFrame:
@@ -148,6 +178,45 @@ class Results:
         import pandas as pd
 
         return pd.DataFrame([r.to_dict() for r in self.sorted_rows()])
+
+
+#: meta keys the renderers read, and the JSON type each must have
+META_TYPES: dict[str, tuple[type, ...]] = {
+    "tokenizers": (dict,), "suites": (dict,), "settings": (dict,), "machine": (dict,),
+    "timings": (dict,), "errors": (list,), "warnings": (list,), "metric_families": (list,),
+    "segmenters": (dict,), "complete": (bool,), "tokbench_version": (str,),
+    "created": (str,), "git_commit": (str, type(None)),
+}
+
+
+def _check_meta(meta: dict[str, Any], origin: str) -> None:
+    """The meta keys renderers read have the right types (their entries are objects)."""
+    for key, kinds in META_TYPES.items():
+        if key in meta and not isinstance(meta[key], kinds):
+            raise InputError(f"{origin}: meta.{key} must be "
+                             f"{' or '.join(_json_name(k) for k in kinds)}, got "
+                             f"{_json_name(type(meta[key]))}")
+    for key in ("tokenizers", "suites"):
+        for name, info in meta.get(key, {}).items():
+            if not isinstance(info, dict):
+                raise InputError(f"{origin}: meta.{key}.{name} must be an object")
+    for key in ("errors", "warnings"):
+        for entry in meta.get(key, []):
+            if not isinstance(entry, dict if key == "errors" else str):
+                raise InputError(f"{origin}: every entry of meta.{key} must be "
+                                 f"{'an object' if key == 'errors' else 'a string'}")
+
+
+def _json_name(kind: type) -> str:
+    return {dict: "an object", list: "an array", str: "a string", bool: "true or false",
+            type(None): "null", int: "a number", float: "a number"}.get(kind, kind.__name__)
+
+
+def error_subject(err: dict[str, Any]) -> str:
+    """``"tokenizer gpt2"`` or ``"suite text:x"``: what an entry of ``meta.errors`` is about."""
+    if "suite" in err and "tokenizer" not in err:
+        return f"suite {err.get('suite')}"
+    return f"tokenizer {err.get('tokenizer')}"
 
 
 def migrate(data: dict[str, Any], origin: str) -> dict[str, Any]:
