@@ -45,6 +45,9 @@ def add_compare_options(p: argparse.ArgumentParser | Any, validate: bool = False
                         "all; comma-separated or repeated")
     p.add_argument("--allow-removed", action="store_true",
                    help="rows missing in the new run are not a regression")
+    p.add_argument("--allow-missing", action="store_true",
+                   help="a value that is null or NaN in either run is not a regression "
+                        "(by default it fails: nothing can be judged)")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -65,7 +68,8 @@ def main(args: argparse.Namespace) -> int:
 
     base, new = load_run(args.base), load_run(args.new)
     comp = compare(base, new, fail=args.fail, allow_change=args.allow_change,
-                   allow_removed=args.allow_removed)
+                   allow_removed=args.allow_removed,
+                   allow_missing=getattr(args, "allow_missing", False))
     comp.base.label, comp.new.label = str(args.base), str(args.new)
     _write_files(comp, args.markdown, args.json_file, args.all_rows)
     out = console()
@@ -178,7 +182,9 @@ def gate(args: argparse.Namespace, results: Results) -> int:
     from tokbench.compare import compare
 
     comp = compare(baseline.results, results, fail=args.fail, allow_change=args.allow_change,
-                   allow_removed=args.allow_removed, base_label=str(baseline.path),
+                   allow_removed=args.allow_removed,
+                   allow_missing=getattr(args, "allow_missing", False),
+                   base_label=str(baseline.path),
                    new_label="this run")
     out = Path(resolve_config(args).get("out") or DEFAULT_OUT)
     md = out / "compare.md"
@@ -190,9 +196,9 @@ def gate(args: argparse.Namespace, results: Results) -> int:
 
 # -- rendering --------------------------------------------------------------------------------
 
-_STYLE = {"worse": "yellow", "removed": "blue", "not_comparable": "magenta", "better": "green",
+_STYLE = {"worse": "yellow", "missing": "red", "removed": "blue", "not_comparable": "magenta", "better": "green",
           "changed": "cyan", "added": "blue", "not_significant": "dim", "unchanged": "dim"}
-_ICON = {"worse": "⚠️", "removed": "➖", "not_comparable": "⛔", "better": "✅",
+_ICON = {"worse": "⚠️", "missing": "❓", "removed": "➖", "not_comparable": "⛔", "better": "✅",
          "changed": "🔄", "added": "➕", "not_significant": "〰️", "unchanged": ""}
 
 
@@ -201,7 +207,7 @@ def status_text(r: RowChange) -> str:
     text = r.status.replace("_", " ")
     if r.status == "worse" and not r.fails:
         text += " (tolerated)"
-    if r.status == "removed" and not r.fails:
+    if r.status in ("removed", "missing") and not r.fails:
         text += " (allowed)"
     return text
 
