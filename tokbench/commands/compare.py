@@ -196,8 +196,9 @@ def gate(args: argparse.Namespace, results: Results) -> int:
 
 # -- rendering --------------------------------------------------------------------------------
 
-_STYLE = {"worse": "yellow", "missing": "red", "removed": "blue", "not_comparable": "magenta", "better": "green",
-          "changed": "cyan", "added": "blue", "not_significant": "dim", "unchanged": "dim"}
+_STYLE = {"worse": "yellow", "missing": "red", "removed": "blue", "not_comparable": "magenta",
+          "better": "green", "changed": "cyan", "added": "blue", "not_significant": "dim",
+          "unchanged": "dim"}
 _ICON = {"worse": "⚠️", "missing": "❓", "removed": "➖", "not_comparable": "⛔", "better": "✅",
          "changed": "🔄", "added": "➕", "not_significant": "〰️", "unchanged": ""}
 

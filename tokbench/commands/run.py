@@ -103,12 +103,13 @@ def main(args: argparse.Namespace) -> int:
 
             _prefetch(list(DEFAULT_TOKENIZERS))
         suites, suite_errors = load_suites(conf.get("suites") or DEFAULT_SUITES)
+        if not suites:
+            more = f" and {len(suite_errors) - 1} more" if len(suite_errors) > 1 else ""
+            raise TokbenchError(f"no suite could be loaded ({suite_errors[0]['suite']}: "
+                                f"{suite_errors[0]['error']}{more}); {out} is unchanged")
         for err in suite_errors:
             err_console().print(f"[yellow]suite {escape(err['suite'])} not run:[/] "
                                 f"{escape(err['error'])}", highlight=False)
-        if not suites:
-            raise TokbenchError(f"no suite could be loaded ({suite_errors[0]['suite']}: "
-                                f"{suite_errors[0]['error']}); {out} is unchanged")
         results = _run(folder, tokenizers, suites, suite_errors, conf, settings, resume, args)
         errors = results.meta.get("errors", [])
         if not results.rows:
