@@ -246,10 +246,7 @@ def _relative(prev: Any, value: Any) -> float | None:
 
 def plot_trend(points: Sequence[Point], path: str | Path, title: str, ylabel: str = "") -> Path:
     """A line of the series by run (x labelled with short commits) saved as PNG."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from tokbench.render.figures import Figures as plt
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

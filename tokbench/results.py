@@ -79,8 +79,8 @@ class Row:
                                  f"{type(d[key]).__name__}")
         value = d["value"]
         if value is not None and (isinstance(value, bool)
-                                  or not isinstance(value, (int, float, str))):
-            raise InputError(f"{where}: 'value' must be a number, a string or null, got "
+                                  or not isinstance(value, (int, float))):
+            raise InputError(f"{where}: 'value' must be a number or null, got "
                              f"{type(value).__name__}")
         extra = {k: v for k, v in d.items() if k not in ROW_KEYS}
         return cls(d["tokenizer"], d["suite"], d["subset"], d["metric"], value, extra)

@@ -45,7 +45,7 @@ def main(args: argparse.Namespace) -> int:
         if not path.exists():
             raise InputError(f"{path}: no baseline yet; write one with `tokbench baseline "
                              "update --from RUN_DIR`")
-        con.print(_describe(path, Results.load(path)), highlight=False)
+        con.print(_describe(path, Results.load(path)), highlight=False, markup=False)
         return 0
 
     from tokbench.compare import compare, load_run
@@ -62,7 +62,8 @@ def main(args: argparse.Namespace) -> int:
         except TokbenchError:
             old = None  # replaced anyway; it was not a usable baseline
     write_atomic(target, results.to_json(), what="the baseline")
-    con.print(f"baseline {target} ← {_describe(Path(args.source), results)}", highlight=False)
+    con.print(f"baseline {target} ← {_describe(Path(args.source), results)}", highlight=False,
+              markup=False)
     if old is not None and old.rows:
         verdict = compare(old, results, allow_change=["all"], allow_removed=True).verdict()
         con.print(f"against the previous baseline: {verdict}", highlight=False)

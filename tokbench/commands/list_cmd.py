@@ -73,12 +73,13 @@ def _tokenizers() -> int:
                       "\n".join(_source_label(r.source) for r in entry.recipes), cached)
     out = console()
     out.print(table)
-    out.print(f"[dim]cache: {cache}  (set TOKBENCH_CACHE to move it); "
+    out.print(f"[dim]cache: {escape(str(cache))}  (set TOKBENCH_CACHE to move it); "
               "fetch with: tokbench fetch NAME...[/]", highlight=False)
     return 0
 
 
 def _registry(module_name: str, attr: str, kind: str) -> int:
+    from rich.markup import escape
     from rich.table import Table
 
     from tokbench.console import console
@@ -104,7 +105,7 @@ def _registry(module_name: str, attr: str, kind: str) -> int:
                or _description(obj)]
         if extra:
             row += [str(getattr(obj, "arrow", "")), str(getattr(obj, "formula", ""))]
-        table.add_row(*row)
+        table.add_row(*map(escape, row))
     console().print(table)
     return 0
 

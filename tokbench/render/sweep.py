@@ -179,12 +179,9 @@ def render_sweep_markdown(results: Results, plots: list[str] | None = None) -> s
 
 
 def _pyplot() -> Any:
-    import matplotlib
+    from tokbench.render.figures import Figures
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
+    return Figures
 
 
 def _series_plot(ax: Any, series: dict[str, dict[int, float]], sizes: list[int], ylabel: str,
