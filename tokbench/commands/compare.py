@@ -154,8 +154,9 @@ def add_gate_arguments(p: argparse.ArgumentParser) -> None:
                         "changes, write OUT/compare.md and exit 1 on a regression")
     add_compare_options(g, validate=True)
     g.add_argument("--history", metavar="PATH",
-                   help="SQLite history to record the run in (default $TOKBENCH_HISTORY or "
-                        "reports/history.sqlite)")
+                   help="SQLite history to record the run in (default $TOKBENCH_HISTORY, "
+                        "else history.sqlite beside the output folder: "
+                        "reports/history.sqlite for --out reports/latest)")
     g.add_argument("--no-history", action="store_true", help="do not record the run")
     p.set_defaults(_gate=gate)
 
@@ -164,12 +165,14 @@ def gate(args: argparse.Namespace, results: Results) -> int:
     """After ``tokbench run``: record the history, compare with ``--baseline``; the exit code."""
     from rich.markup import escape
 
+    from tokbench.commands.run import DEFAULT_OUT, resolve_config
     from tokbench.console import console, err_console
 
+    out = Path(resolve_config(args).get("out") or DEFAULT_OUT)
     if not getattr(args, "no_history", False):
         from tokbench.history import History, history_path
 
-        path = history_path(getattr(args, "history", None))
+        path = history_path(getattr(args, "history", None), out)
         try:
             with History(path) as h:
                 h.record(results, source="tokbench run")
@@ -181,7 +184,6 @@ def gate(args: argparse.Namespace, results: Results) -> int:
     baseline: _Baseline | None = getattr(args, "baseline", None)
     if baseline is None:
         return 0
-    from tokbench.commands.run import DEFAULT_OUT, resolve_config
     from tokbench.compare import compare
 
     comp = compare(baseline.results, results, fail=args.fail, allow_change=args.allow_change,
@@ -189,7 +191,6 @@ def gate(args: argparse.Namespace, results: Results) -> int:
                    allow_missing=getattr(args, "allow_missing", False),
                    base_label=str(baseline.path),
                    new_label="this run")
-    out = Path(resolve_config(args).get("out") or DEFAULT_OUT)
     md = out / "compare.md"
     _write(md, render_markdown(comp))
     print_comparison(console(), comp)

@@ -14,13 +14,16 @@ DEFAULT_EVAL = "multilingual"
 
 
 def _percent(text: str) -> float:
-    from tokbench.errors import InputError
+    """``"2%"`` or ``"2"`` -> 0.02; argparse turns the error into its one-line usage error."""
+    import math
 
     raw = text.strip().rstrip("%")
     try:
         value = float(raw) / 100.0
     except ValueError:
-        raise InputError(f"--within {text!r} is not a percentage like 2%") from None
+        value = math.nan
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a percentage like 2%")
     return value
 
 
