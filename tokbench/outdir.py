@@ -51,8 +51,10 @@ class OutputFolder:
         if not self.out.name or self.out.name in (".", ".."):
             raise InputError(f"--out {self.out}: name a folder of its own, e.g. "
                              f"{self.out / 'tokbench-run'}")
-        if self.out.exists() and not self.out.is_dir():
-            raise InputError(f"--out {self.out}: is a file; give a folder for the run's files")
+        for path in (self.out, *self.out.parents):
+            if path.exists() and not path.is_dir():
+                raise InputError(f"--out {self.out}: {path} is a file; give a folder for the "
+                                 "run's files")
         if self.out.is_dir():
             others = sorted(p.name for p in self.out.iterdir()
                             if not OUTPUT_FILES.match(p.name) or p.is_dir())
