@@ -347,6 +347,17 @@ CASES: list[Case] = [
          and not (tmp / "reports").exists()),
     # 15. the library never switches matplotlib's backend
     Case("plots-keep-the-backend", _plots_keep_backend, exit=0),
+    # found by tests/test_fuzz_inputs.py
+    Case("tokenizer-path-of-unknown-user", ["run", "-t", "~nosuchuser0/tok.json", "-s",
+                                            "unicode", *FAST, "-o", "out"],
+         says="no tokenizer '~nosuchuser0/tok.json'"),
+    Case("suite-path-of-unknown-user", ["run", "-t", "bytes", "-s", "text:~nosuchuser0/x.txt",
+                                        *FAST, "-o", "out"],
+         says="no such file or folder"),
+    Case("report-tokenizer-source-not-an-object", ["report", "bad.json", "--out", "r"],
+         says="meta.tokenizers.bytes.source must be an object, got true or false",
+         setup=_tampered(lambda d: d["meta"]["tokenizers"]["bytes"].update(source=True),
+                         "bad.json")),
 ]
 
 

@@ -23,6 +23,7 @@ from types import TracebackType
 from typing import Any
 
 from tokbench.errors import InputError, UnknownNameError
+from tokbench.paths import user_path
 from tokbench.results import Results
 
 DEFAULT_PATH = Path("reports") / "history.sqlite"
@@ -71,7 +72,7 @@ def history_path(explicit: str | Path | None = None, out: str | Path | None = No
         return Path(explicit)
     env = os.environ.get(ENV)
     if env:
-        return Path(env).expanduser()
+        return user_path(env)
     if out is not None:
         return Path(out).parent / HISTORY_FILE
     return DEFAULT_PATH

@@ -6,11 +6,21 @@ import os
 from pathlib import Path
 
 
+def user_path(text: str | os.PathLike[str]) -> Path:
+    """``text`` as a path with ``~`` expanded; ``~nobody`` (an unknown user) stays as it is
+    (``Path.expanduser`` would raise RuntimeError), so it is then simply not found."""
+    path = Path(text)
+    try:
+        return path.expanduser()
+    except RuntimeError:
+        return path
+
+
 def cache_dir() -> Path:
     """Tokenizer file cache: ``$TOKBENCH_CACHE`` or the user cache directory."""
     env = os.environ.get("TOKBENCH_CACHE")
     if env:
-        path = Path(env).expanduser()
+        path = user_path(env)
         if path.exists() and not path.is_dir():
             from tokbench.errors import InputError
 

@@ -180,36 +180,60 @@ class Results:
         return pd.DataFrame([r.to_dict() for r in self.sorted_rows()])
 
 
-#: meta keys the renderers read, and the JSON type each must have
-META_TYPES: dict[str, tuple[type, ...]] = {
-    "tokenizers": (dict,), "suites": (dict,), "settings": (dict,), "machine": (dict,),
-    "timings": (dict,), "errors": (list,), "warnings": (list,), "metric_families": (list,),
-    "segmenters": (dict,), "complete": (bool,), "tokbench_version": (str,),
-    "created": (str,), "git_commit": (str, type(None)),
+_NONE = type(None)
+_TEXT = (str, _NONE)
+
+#: The shape of what renderers and ``compare`` read from ``meta``: a tuple of types, a
+#: list ``[shape]`` (an array of it), or a dict of key -> shape (``"*"``: every value);
+#: keys are optional and other keys are allowed, so older and newer files still load.
+META_SHAPE: dict[str, Any] = {
+    "tokbench_version": _TEXT, "created": _TEXT, "git_commit": _TEXT, "complete": (bool,),
+    "machine": {}, "settings": {}, "timings": {}, "metric_families": [(str,)],
+    "errors": [{"tokenizer": (str,), "suite": (str,), "error": (str,)}], "warnings": [(str,)],
+    "segmenters": {"*": _TEXT},
+    "tokenizers": {"*": {
+        "name": (str,), "backend": _TEXT, "backend_version": _TEXT,
+        "vocab_size": (int, _NONE), "unk_id": (int, _NONE), "byte_fallback": (bool, _NONE),
+        "special_tokens": {"*": (int,)},
+        "source": {"kind": _TEXT, "location": _TEXT, "sha256": _TEXT, "path": _TEXT}}},
+    "suites": {"*": {
+        "name": (str,), "version": _TEXT, "sha256": _TEXT, "source": _TEXT, "spec": _TEXT,
+        "parallel": (bool,), "subset_by": _TEXT, "documents": (int,), "bytes": (int,),
+        "languages": [(str,)], "left_out": {"*": (int,)}}},
 }
 
 
 def _check_meta(meta: dict[str, Any], origin: str) -> None:
-    """The meta keys renderers read have the right types (their entries are objects)."""
-    for key, kinds in META_TYPES.items():
-        if key in meta and not isinstance(meta[key], kinds):
-            raise InputError(f"{origin}: meta.{key} must be "
-                             f"{' or '.join(_json_name(k) for k in kinds)}, got "
-                             f"{_json_name(type(meta[key]))}")
-    for key in ("tokenizers", "suites"):
-        for name, info in meta.get(key, {}).items():
-            if not isinstance(info, dict):
-                raise InputError(f"{origin}: meta.{key}.{name} must be an object")
-    for key in ("errors", "warnings"):
-        for entry in meta.get(key, []):
-            if not isinstance(entry, dict if key == "errors" else str):
-                raise InputError(f"{origin}: every entry of meta.{key} must be "
-                                 f"{'an object' if key == 'errors' else 'a string'}")
+    """``meta`` has the shape of ``META_SHAPE`` where it has those keys."""
+    _check_shape(meta, META_SHAPE, "meta", origin)
+
+
+def _check_shape(value: Any, shape: Any, where: str, origin: str) -> None:
+    if isinstance(shape, tuple):
+        ok = isinstance(value, shape) and not (isinstance(value, bool) and bool not in shape)
+        if not ok:
+            raise InputError(f"{origin}: {where} must be "
+                             f"{' or '.join(_json_name(k) for k in shape)}, got "
+                             f"{_json_name(type(value))}")
+    elif isinstance(shape, list):
+        if not isinstance(value, list):
+            raise InputError(f"{origin}: {where} must be an array, got "
+                             f"{_json_name(type(value))}")
+        for i, item in enumerate(value):
+            _check_shape(item, shape[0], f"{where}[{i}]", origin)
+    else:
+        if not isinstance(value, dict):
+            raise InputError(f"{origin}: {where} must be an object, got "
+                             f"{_json_name(type(value))}")
+        for key, item in value.items():
+            sub = shape.get(key, shape.get("*"))
+            if sub is not None:
+                _check_shape(item, sub, f"{where}.{key}", origin)
 
 
 def _json_name(kind: type) -> str:
     return {dict: "an object", list: "an array", str: "a string", bool: "true or false",
-            type(None): "null", int: "a number", float: "a number"}.get(kind, kind.__name__)
+            _NONE: "null", int: "a number", float: "a number"}.get(kind, kind.__name__)
 
 
 def error_subject(err: dict[str, Any]) -> str:

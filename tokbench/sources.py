@@ -45,6 +45,7 @@ from tokbench.errors import (
     SourceError,
     TokbenchError,
 )
+from tokbench.paths import user_path
 
 #: extra arguments appended to every ``pip download`` (split like a shell would)
 PIP_ARGS_ENV = "TOKBENCH_PIP_ARGS"
@@ -655,11 +656,11 @@ class LocalSource:
         return f"file {self.path}"
 
     def cached_path(self, cache: Path) -> Path | None:
-        p = Path(self.path).expanduser()
+        p = user_path(self.path)
         return p if p.exists() else None
 
     def fetch(self, session: FetchSession) -> Fetched:
-        p = Path(self.path).expanduser()
+        p = user_path(self.path)
         if not p.exists():
             raise InputError(f"no such file or folder: {self.path}")
         p = p.resolve()

@@ -165,10 +165,9 @@ def gate(args: argparse.Namespace, results: Results) -> int:
     """After ``tokbench run``: record the history, compare with ``--baseline``; the exit code."""
     from rich.markup import escape
 
-    from tokbench.commands.run import DEFAULT_OUT, resolve_config
     from tokbench.console import console, err_console
 
-    out = Path(resolve_config(args).get("out") or DEFAULT_OUT)
+    out = Path(args._out)  # the run's output folder, set by ``tokbench run``
     if not getattr(args, "no_history", False):
         from tokbench.history import History, history_path
 

@@ -188,7 +188,10 @@ def _prefetch(specs: list[str]) -> None:
 def _maybe_gate(args: argparse.Namespace, results: Any) -> int:
     """Compare against ``--baseline`` when the compare command provides that hook."""
     gate = getattr(args, "_gate", None)
-    return int(gate(args, results)) if gate else 0
+    if gate is None:
+        return 0
+    args._out = str(Path(resolve_config(args).get("out") or DEFAULT_OUT))
+    return int(gate(args, results))
 
 
 class _Progress:
