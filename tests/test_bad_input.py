@@ -203,6 +203,35 @@ def _left_out_shown(tmp: Path, out: str) -> None:
     assert "1 with invalid UTF-8 replaced by U+FFFD (errors=replace)" in out
 
 
+def _killed_run(tmp: Path) -> None:
+    """What ``kill -9`` leaves: an unfinished run's checkpoint in ``.out.partial``.
+
+    Its token count is marked (999) so the check can tell it was reused from there.
+    """
+    data = _good_results(tmp)
+    data["meta"]["complete"] = False
+    for r in data["rows"]:
+        if r["metric"] == "tokens" and r["subset"] == "all":
+            r["value"] = 999
+    (tmp / ".out.partial").mkdir()
+    (tmp / ".out.partial" / "results.json").write_text(json.dumps(data), encoding="utf-8")
+
+
+def _resumed_from_partial(tmp: Path, out: str) -> None:
+    data = _results("out")(tmp)
+    assert data["meta"]["complete"] is True
+    assert [r["value"] for r in data["rows"] if r["metric"] == "tokens"
+            and r["subset"] == "all"] == [999]
+    assert not (tmp / ".out.partial").exists()
+
+
+def _write_into_unwritable_cache(tmp: Path) -> None:
+    from tokbench.sources import write_verified
+
+    (tmp / "afile").write_text("x")
+    write_verified(tmp / "afile" / "pypi" / "x.model", [b"data"], None, "x.model")
+
+
 # -- the catalogue --------------------------------------------------------------------------------
 
 CASES: list[Case] = [
@@ -347,6 +376,11 @@ CASES: list[Case] = [
          and not (tmp / "reports").exists()),
     # 15. the library never switches matplotlib's backend
     Case("plots-keep-the-backend", _plots_keep_backend, exit=0),
+    Case("resume-after-kill-reads-the-partial-folder",
+         [*BYTES_ON_UNICODE, "--no-plots", "--resume", "-o", "out"], exit=0,
+         setup=_killed_run, check=_resumed_from_partial),
+    Case("cache-not-writable", _write_into_unwritable_cache,
+         says="cannot write into the tokenizer cache"),
     # found by tests/test_fuzz_inputs.py
     Case("tokenizer-path-of-unknown-user", ["run", "-t", "~nosuchuser0/tok.json", "-s",
                                             "unicode", *FAST, "-o", "out"],

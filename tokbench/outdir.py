@@ -29,7 +29,7 @@ from tokbench.errors import InputError, TokbenchError
 
 #: what a run folder may hold (anything else and it is not replaced)
 OUTPUT_FILES = re.compile(r"^(results\.json|results\.csv|report\.md|report\.html|viewer\.json|"
-                          r"compare\.md|[^/]+\.png|\.[^/]+\.tmp)$")
+                          r"compare\.md|[^/]+\.png|\.[^/]+)$")  # hidden files: temp, .DS_Store
 
 
 class OutputLockedError(TokbenchError):
