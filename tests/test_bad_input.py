@@ -27,6 +27,7 @@ from tokbench.cli import main
 from tokbench.errors import TokbenchError
 
 FAST = ["--no-history", "--repeats", "1", "-m", "compression", "--no-html"]
+SWEEP = ["sweep", "--corpus", "multilingual", "--sizes", "1k,2k,4k", "--out", "out"]
 BYTES_ON_UNICODE = ["run", "-t", "bytes", "-s", "unicode", *FAST]
 
 
@@ -194,6 +195,10 @@ def _report_escapes_names(tmp: Path, out: str) -> None:
     assert "<b>" not in md and "&lt;b&gt;x&lt;/b&gt;" in md
 
 
+def _nothing_trained(tmp: Path, out: str) -> None:
+    assert not (tmp / "out" / "tokenizers").exists()  # refused before any training
+
+
 def _left_out_shown(tmp: Path, out: str) -> None:
     suite = _results("out")(tmp)["meta"]["suites"]["text:bad"]
     assert suite["left_out"] == {"replaced_invalid": 1}
@@ -235,6 +240,31 @@ def _write_into_unwritable_cache(tmp: Path) -> None:
 # -- the catalogue --------------------------------------------------------------------------------
 
 CASES: list[Case] = [
+    # compute-optimal vocabulary size (Tao et al. 2024): sweep --model-params, recommend
+    Case("sweep-model-params-negative", [*SWEEP, "--model-params=-7e9"],
+         says="--model-params -7e+09 is not a model size", check=_nothing_trained),
+    Case("sweep-model-params-huge", [*SWEEP, "--model-params", "1e20"],
+         says="--model-params 1e+20 is not a model size", check=_nothing_trained),
+    Case("sweep-model-params-word", [*SWEEP, "--model-params", "seven"],
+         says="--model-params 'seven' is not a number like 7e9", check=_nothing_trained),
+    Case("sweep-model-params-two-sizes",
+         ["sweep", "--corpus", "multilingual", "--sizes", "1k,2k", "--model-params", "7e9",
+          "--out", "out"], says="needs at least 3; --sizes has 2", check=_nothing_trained),
+    Case("sweep-flops-huge", [*SWEEP, "--model-params", "7e9", "--flops", "1e40"],
+         says="--flops 1e+40 is not a training budget", check=_nothing_trained),
+    Case("sweep-flops-without-params", [*SWEEP, "--flops", "1e22"],
+         says="--flops needs --model-params", check=_nothing_trained),
+    Case("sweep-d-model-zero", [*SWEEP, "--model-params", "7e9", "--d-model", "0"],
+         says="--d-model 0 is not a model width", check=_nothing_trained),
+    Case("sweep-model-params-without-compression",
+         [*SWEEP, "--model-params", "7e9", "--metrics", "fertility"],
+         says="needs tokens per character: add compression to --metrics",
+         check=_nothing_trained),
+    Case("recommend-model-params-zero", ["recommend", "--model-params", "0"],
+         says="--model-params 0 is not a model size"),
+    Case("recommend-missing-sweep", ["recommend", "--model-params", "7B", "--sweep",
+                                     "missing.json"], says="no such results file"),
+    # issue 11
     # 2. a run that measures nothing leaves OUT as it was and fails
     Case("no-tokenizer-loads", ["run", "-t", "gpt2", "-s", "unicode", "--no-fetch", *FAST,
                                 "-o", "out"],
@@ -428,16 +458,17 @@ def test_bad_input(case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     else:
         around = case.around(tmp_path) if case.around else contextlib.nullcontext()
         with around:
+            usage_error = False
             try:
                 code = main(case.run)
             except SystemExit as e:  # argparse's own usage errors
-                code = int(e.code or 0)
+                code, usage_error = int(e.code or 0), True
         captured = capsys.readouterr()
         output = captured.out + captured.err
         assert "Traceback" not in output
         assert code == case.exit, output
         assert case.says in " ".join(output.split()), output
-        if case.exit == 2 and case.run[0] != "sweep":
+        if case.exit == 2 and not usage_error:
             errors = [ln for ln in captured.err.splitlines() if "tokbench: error:" in ln]
             assert len(errors) == 1, captured.err  # one line names the problem
     if case.check is not None:

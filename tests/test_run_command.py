@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-import tokbench.runner as runner
 from tokbench.cli import main
 from tokbench.commands.run import PRESETS, resolve_config
+from tokbench.engine import executors
 from tokbench.results import Results
 
 FAST = ["--no-history", "--repeats", "1"]
@@ -67,27 +67,26 @@ def test_japanese_preset() -> None:
 def test_interrupted_run_keeps_finished_units_and_resume_finishes(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     out = tmp_path / "out"
-    real = runner._run_unit
+    real = executors.process_shard
     seen: list[str] = []
 
-    def interrupt_second(tok, table, suite, *args, **kwargs):  # type: ignore[no-untyped-def]
-        seen.append(suite.name)
+    def interrupt_second(task):  # type: ignore[no-untyped-def]
+        seen.append(task.suite)
         if len(seen) == 2:
             raise KeyboardInterrupt
-        return real(tok, table, suite, *args, **kwargs)
+        return real(task)
 
-    monkeypatch.setattr(runner, "_run_unit", interrupt_second)
+    monkeypatch.setattr(executors, "process_shard", interrupt_second)
     argv = ["run", "-t", "bytes", "-s", "unicode,numbers", "-m", "compression",
-            "--out", str(out), "--no-html", "--no-plots", *FAST]
+            "--out", str(out), "--no-html", "--no-plots", "--jobs", "1", *FAST]
     assert main(argv) == 130
     saved = json.loads((out / "results.json").read_text(encoding="utf-8"))
     assert saved["meta"]["complete"] is False
     assert {r["suite"] for r in saved["rows"]} == {"unicode"}
 
-    monkeypatch.setattr(runner, "_run_unit", real)
     calls: list[str] = []
-    monkeypatch.setattr(runner, "_run_unit", lambda tok, table, suite, *a, **k: (
-        calls.append(suite.name), real(tok, table, suite, *a, **k))[1])
+    monkeypatch.setattr(executors, "process_shard", lambda task: (
+        calls.append(task.suite), real(task))[1])
     assert main([*argv, "--resume"]) == 0
     assert calls == ["numbers"]  # the finished unit was reused
     res = Results.load(out)

@@ -292,23 +292,24 @@ def test_text_language_from_file_name_and_jsonl(tmp_path: Path) -> None:
 
 
 def test_text_jsonl_errors(tmp_path: Path) -> None:
+    # a text: suite streams: a record's errors are raised when it is read
     path = write(tmp_path / "s.jsonl", '{"text": "ok"}\n{"text": "bad \\ud800 half"}\n')
     with pytest.raises(InputError, match=r"s.jsonl:2: text has a lone surrogate U\+D800 at "
                                          "character 4"):
-        load_suite(f"text:{path}")
+        list(load_suite(f"text:{path}"))
     suite = load_suite(f"text:{path}", errors="skip")
     assert [d.text for d in suite] == ["ok"] and suite.meta["skipped_invalid"] == 1
     suite = load_suite(f"text:{path}", errors="replace")
     assert [d.text for d in suite] == ["ok", "bad \ufffd half"]
     write(tmp_path / "s.jsonl", '{"text": "ok"}\n{"text": 5}\n')
     with pytest.raises(InputError, match=r"s\.jsonl:2: 'text' must be a str, got int"):
-        load_suite(f"text:{path}")
+        list(load_suite(f"text:{path}"))
     write(tmp_path / "s.jsonl", '{"text": "ok"\n')
     with pytest.raises(InputError, match=r"s\.jsonl:1: not valid JSON"):
-        load_suite(f"text:{path}")
+        list(load_suite(f"text:{path}"))
     write(tmp_path / "s.jsonl", "\n\n")
     with pytest.raises(InputError, match="has no documents"):
-        load_suite(f"text:{path}")
+        list(load_suite(f"text:{path}"))
     with pytest.raises(InputError, match="no such file or folder"):
         load_suite(f"text:{tmp_path / 'missing.txt'}")
 

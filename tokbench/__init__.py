@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from tokbench.version import __version__
 
 _LAZY = {
     "load_tokenizer": "tokbench.loader:load_tokenizer",

@@ -13,8 +13,8 @@ import os
 import sys
 from collections.abc import Sequence
 
-from tokbench import __version__
 from tokbench.errors import TokbenchError
+from tokbench.version import __version__
 
 #: subcommand -> module; imported when the parser is built (modules import nothing heavy)
 COMMANDS = {
@@ -29,6 +29,7 @@ COMMANDS = {
     "history": "tokbench.commands.history",
     "train": "tokbench.commands.train",
     "sweep": "tokbench.commands.sweep",
+    "recommend": "tokbench.commands.recommend",
 }
 
 

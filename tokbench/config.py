@@ -78,6 +78,7 @@ CHECKS: dict[str, Callable[[Any, str], Any]] = {
     "premium_join": _flag,
     "repeats": _count(1, 1000),
     "threads": _count(1, 1024),
+    "jobs": _count(1, 4096),
 }
 
 

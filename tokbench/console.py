@@ -38,3 +38,20 @@ def progress(transient: bool = False) -> Progress:
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                     TimeElapsedColumn(), TimeRemainingColumn(), console=err_console(),
                     transient=transient)
+
+
+def byte_progress(transient: bool = False) -> Progress:
+    """A progress bar over bytes of text: done / total, speed and time remaining."""
+    from rich.progress import (
+        BarColumn,
+        DownloadColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+        TransferSpeedColumn,
+    )
+
+    return Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(),
+                    TransferSpeedColumn(), TimeElapsedColumn(), TimeRemainingColumn(),
+                    console=err_console(), transient=transient)

@@ -20,11 +20,13 @@ import os
 import platform
 import re
 import shutil
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
+from tokbench.atomic import write_atomic
 from tokbench.errors import InputError, TokbenchError
 
 #: what a run folder may hold (anything else and it is not replaced)
@@ -102,11 +104,23 @@ class OutputFolder:
                 return folder
         return None
 
-    def start(self) -> Path:
-        """A fresh, empty staging folder for this run's files."""
+    def start(self, carry: Sequence[str] = ()) -> Path:
+        """A fresh staging folder for this run's files.
+
+        It is empty but for the files named in ``carry`` (a resumed run's checkpoints),
+        kept from the staging folder a killed run left, else copied from ``OUT``.
+        """
         try:
+            kept = {}
+            for name in carry:
+                for folder in (self.staging, self.out):
+                    if (folder / name).is_file():
+                        kept[name] = (folder / name).read_bytes()
+                        break
             shutil.rmtree(self.staging, ignore_errors=True)
             self.staging.mkdir(parents=True)
+            for name, data in kept.items():
+                write_atomic(self.staging / name, data)
         except OSError as e:
             raise InputError(f"--out {self.out}: cannot create {self.staging} "
                              f"({e.strerror or e})") from None

@@ -9,9 +9,15 @@ from tokbench.atomic import write_atomic
 from tokbench.results import Results
 
 
+def atomic_write_text(target: str | Path, text: str) -> Path:
+    """Write ``text`` atomically (``tokbench.atomic.write_atomic``: 0644, no temporary file
+    left behind on failure)."""
+    return write_atomic(target, text)
+
+
 def write_results_atomic(results: Results, out_dir: str | Path) -> Path:
-    """Write ``results.json`` via a temporary file and rename, so it is never half-written."""
-    return write_atomic(Path(out_dir) / "results.json", results.to_json())
+    """Write ``results.json`` atomically (see ``atomic_write_text``)."""
+    return atomic_write_text(Path(out_dir) / "results.json", results.to_json())
 
 
 class Checkpoint:

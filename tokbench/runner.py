@@ -1,9 +1,13 @@
 """Run tokenizers over suites and collect metric rows.
 
-One unit of work is (tokenizer, suite): every document is encoded once and
-decoded once, and all metric families are computed from those encodings. A unit
-that finishes is handed to ``on_unit`` (the CLI checkpoints it to disk), so an
-interruption or one bad document never loses finished results.
+Data flows one way: suites are cut into shards; each shard is read, encoded and
+decoded once per tokenizer and reduced to mergeable statistics (``tokbench.engine``);
+a suite's merged statistics give its metric rows (``tokbench.metrics``). Shards run
+in this process, a local process pool (``jobs``) or on a Dask cluster, in bounded
+memory whatever the corpus size. A (tokenizer, suite) unit that finishes is handed to
+``on_unit`` (the CLI checkpoints it); finished shards are checkpointed too (``state``),
+so an interruption, even ``kill -9``, loses at most a few seconds of work, and one
+bad document is recorded as that document's failure while the run goes on.
 """
 
 from __future__ import annotations
@@ -12,37 +16,43 @@ import os
 import platform
 import subprocess
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from tokbench import __version__
-from tokbench.errors import TokbenchError
-from tokbench.metrics import resolve_families
-from tokbench.metrics.compute import (
-    SuiteLayout,
-    TokenTable,
-    aggregate,
-    classify_roundtrip,
-    measure_documents,
-    ratio,
-)
+from tokbench.constants import ALL, PIVOT, VOCAB_SUITE
+from tokbench.engine.state import RunState, SuiteProgress, unit_key
+from tokbench.engine.work import InlineDocs, ShardResult, ShardTask
+from tokbench.errors import InputError, TokbenchError
+from tokbench.metrics import metrics_of, resolve_families
+from tokbench.metrics.base import MetricContext
+from tokbench.metrics.compute import evaluate, ratio
+from tokbench.metrics.stats import SubsetStats, UnitStats, collectors_for
 from tokbench.results import Results, Row
+from tokbench.version import __version__
 
 if TYPE_CHECKING:
     from tokbench.adapters.base import Tokenizer
+    from tokbench.engine.executors import Executor
     from tokbench.suites.model import Suite
+    from tokbench.suites.stream import StreamingSuite
+
+    AnySuite = Suite | StreamingSuite
 
 DEFAULT_TOKENIZERS = ("gpt2", "cl100k_base", "o200k_base", "llama-2", "llama-3", "xlm-roberta",
                       "mistral-v1", "qwen2")
 DEFAULT_SUITES = ("multilingual", "japanese", "code", "numbers", "unicode")
-PIVOT = "eng_Latn"
-VOCAB_SUITE = "vocab"
-ALL = "all"
+__all__ = ["ALL", "DEFAULT_SUITES", "DEFAULT_TOKENIZERS", "PIVOT", "VOCAB_SUITE", "Settings",
+           "run"]
+
+#: in-memory suites are cut into shards of about this many bytes (at least one per
+#: worker and a few more, so workers stay busy); streaming suites plan their own
+MAX_SHARD_BYTES = 8 * 1024 * 1024
+MIN_SHARD_BYTES = 256 * 1024
+THROUGHPUT_SAMPLE_BYTES = 256 * 1024
 
 
 @dataclass
@@ -53,8 +63,14 @@ class Settings:
     throughput_repeats: int = 5
     throughput_subsets: bool = True  # also time each subset, not only "all"
     threads: int = 1
-    add_special_tokens: bool = False
-    decode_skip_special_tokens: bool = False
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.premium_join, bool):
+            raise InputError(f"premium_join must be true or false, got {self.premium_join!r}")
+        for name, low in (("throughput_repeats", 1), ("threads", 1)):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < low:
+                raise InputError(f"{name} must be an integer >= {low}, got {value!r}")
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -62,16 +78,27 @@ class Settings:
 
 @dataclass
 class Timings:
-    """Where the time went (seconds); ``encode + decode`` is the tokenizers' own work."""
+    """Where the time went (seconds). ``encode``/``decode`` are summed over workers: the
+    tokenizers' own work; ``wall`` is the run's elapsed time."""
 
     encode: float = 0.0
     decode: float = 0.0
     throughput: float = 0.0
     vocab: float = 0.0
     words: float = 0.0
+    measure: float = 0.0
+    read: float = 0.0
     load: float = 0.0
     wall: float = 0.0
     extra: dict[str, float] = field(default_factory=dict)
+
+    def add(self, worker: dict[str, float]) -> None:
+        for k in ("encode", "decode", "words", "measure", "read"):
+            setattr(self, k, getattr(self, k) + worker.get(k, 0.0))
+
+    def to_dict(self, wall0: float) -> dict[str, float]:
+        self.wall = time.perf_counter() - wall0
+        return {f"{f.name}_s": getattr(self, f.name) for f in fields(self) if f.name != "extra"}
 
 
 ProgressFn = Callable[[str, dict[str, Any]], None]
@@ -79,92 +106,472 @@ ProgressFn = Callable[[str, dict[str, Any]], None]
 
 def run(
     tokenizers: Sequence[str | Tokenizer] | None = None,
-    suites: Sequence[str | Suite] | None = None,
+    suites: Sequence[str | AnySuite] | None = None,
     metrics: Sequence[str] | None = None,
     *,
     settings: Settings | None = None,
     on_unit: Callable[[Results], object] | None = None,
     progress: ProgressFn | None = None,
     resume: Results | None = None,
+    jobs: int | None = 1,
+    executor: str | Executor = "local",
+    scheduler: str | None = None,
+    state: str | Path | None = None,
     **options: Any,
 ) -> Results:
     """Compare ``tokenizers`` on ``suites``; returns the results (rows + what was run).
 
     ``tokenizers`` and ``suites`` are names/specs or loaded objects (defaults: the
     eight reference tokenizers on every built-in suite); ``metrics`` are metric or
-    family names (default: all). ``resume`` reuses the rows of finished units whose
-    tokenizer, suite and settings are unchanged. Keyword ``options`` set ``Settings``
-    fields (e.g. ``premium_join=True``).
+    family names (default: all). ``jobs`` worker processes (None: every usable core;
+    1: this process) or ``executor="dask"`` (``scheduler`` address, or a LocalCluster).
+    ``resume`` reuses the rows of finished units whose tokenizer, suite, settings and
+    metrics are unchanged; ``state`` is a checkpoint file of finished shards (reused
+    when it matches, so an interrupted run redoes only unfinished shards). Keyword
+    ``options`` set ``Settings`` fields (e.g. ``premium_join=True``).
     """
-    settings = settings or Settings(**options)
-    families = resolve_families(metrics)
-    # digit metrics belong to the numbers suite unless asked for by name
-    digits_everywhere = metrics is not None and "numbers" in families
-    notify = progress or (lambda event, info: None)
-    timings = Timings()
-    wall0 = time.perf_counter()
+    settings = _settings(settings, options)
+    runner = _Run(settings, resolve_families(metrics), metrics is not None, progress, on_unit)
+    return runner.go(list(tokenizers) if tokenizers is not None else list(DEFAULT_TOKENIZERS),
+                     list(suites) if suites is not None else list(DEFAULT_SUITES),
+                     resume, _executor(executor, jobs, scheduler), RunState(state))
 
-    tok_specs = list(tokenizers) if tokenizers is not None else list(DEFAULT_TOKENIZERS)
-    suite_specs = list(suites) if suites is not None else list(DEFAULT_SUITES)
 
-    loaded_suites = [_load_suite(s) for s in suite_specs]
-    results = Results(meta=_meta(settings, families))
-    results.meta["suites"] = {s.name: s.describe() for s in loaded_suites}
-    results.meta["tokenizers"] = {}
-    results.meta["errors"] = []
-    results.meta["warnings"] = _suite_warnings(loaded_suites, families)
-    layouts = _Layouts()
+def _settings(settings: Settings | None, options: dict[str, Any]) -> Settings:
+    if settings is not None and options:
+        raise TypeError(f"pass either settings= or setting keywords, not both (got "
+                        f"{', '.join(sorted(options))})")
+    if settings is not None:
+        return settings
+    known = {f.name for f in fields(Settings)}
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise TypeError(f"run() got an unknown setting {unknown[0]!r}; settings: "
+                        f"{', '.join(sorted(known))}")
+    return Settings(**options)
 
-    units = len(tok_specs) * (len(loaded_suites) + ("tokenizer" in families))
-    notify("start", {"units": units})
-    for spec in tok_specs:
-        t0 = time.perf_counter()
+
+def _executor(executor: str | Executor, jobs: int | None, scheduler: str | None) -> Executor:
+    if not isinstance(executor, str):
+        return executor
+    from tokbench.engine.executors import make_executor
+
+    return make_executor(executor, jobs, scheduler)
+
+
+@dataclass
+class _Plan:
+    """One suite's work: which tokenizers still need it, its shards, its statistics."""
+
+    suite: AnySuite
+    families: list[str]
+    collectors: frozenset[str]
+    tokenizers: list[str]
+    shards: list[Any]
+    progress: SuiteProgress
+    subset_by: str
+
+    @property
+    def finished(self) -> bool:
+        return len(self.progress.done) == len(self.shards)
+
+
+class _Run:
+    """The state of one ``run()`` call."""
+
+    def __init__(self, settings: Settings, families: list[str], explicit: bool,
+                 progress: ProgressFn | None, on_unit: Callable[[Results], object] | None
+                 ) -> None:
+        self.settings = settings
+        self.families = families
+        # digit metrics belong to suites that ask for them unless chosen by name
+        self.digits_everywhere = explicit and "numbers" in families
+        self.notify = progress or (lambda event, info: None)
+        self.on_unit = on_unit
+        self.timings = Timings()
+        self.wall0 = time.perf_counter()
+        self.results = Results(meta=_meta(settings, families))
+        self.toks: dict[str, Tokenizer] = {}
+        self.specs: dict[str, object] = {}
+        self.finished_units: list[list[str]] = []
+        self.segmenters: dict[str, str | None] = {}
+        self.failure_counts: dict[str, dict[str, dict[str, int]]] = {}
+
+    # -- orchestration ---------------------------------------------------------------
+
+    def go(self, tok_specs: list[str | Tokenizer], suite_specs: list[Any],
+           resume: Results | None, executor: Executor, state: RunState) -> Results:
+        meta = self.results.meta
+        suites = [_load_suite(s) for s in suite_specs]
+        _check_unique([s.name for s in suites], "suite", "add ?name=OTHER to one of the specs")
+        meta["suites"] = {s.name: s.describe() for s in suites}
+        meta["tokenizers"] = {}
+        meta["errors"] = []
+        meta["warnings"] = _suite_warnings(suites, self.families)
+        meta["executor"] = {"kind": type(executor).__name__, "workers": executor.workers}
+        self._load_tokenizers(tok_specs)
+        if resume is not None:
+            state.load()
+        vocab = "tokenizer" in self.families
+        plans = [self._plan(s, resume, state, executor.workers) for s in suites]
+        total = sum(sum(sh.nbytes for i, sh in enumerate(p.shards) if i not in p.progress.done)
+                    for p in plans)
+        self.notify("start", {"units": len(self.toks) * (len(suites) + vocab), "bytes": total})
+        if vocab:
+            for name in self.toks:
+                self._vocab_unit(name, resume)
         try:
-            tok = _load(spec)
-        except TokbenchError as e:
-            results.meta["errors"].append({"tokenizer": str(spec), "error": str(e)})
-            notify("tokenizer_failed", {"tokenizer": str(spec), "error": str(e)})
-            notify("advance", {"steps": len(loaded_suites) + ("tokenizer" in families)})
-            continue
-        timings.load += time.perf_counter() - t0
-        info = tok.describe()
-        results.meta["tokenizers"][tok.name] = info
-        table = TokenTable(tok)
-        if "tokenizer" in families:
-            notify("unit", {"tokenizer": tok.name, "suite": VOCAB_SUITE})
-            reused = _reuse(resume, tok.name, VOCAB_SUITE, info, None, settings)
-            if reused is None:
-                t0 = time.perf_counter()
-                from tokbench.metrics.vocab import vocabulary_facts
+            pending = [p for p in plans if p.tokenizers and not p.finished]
+            for p in plans:
+                if p.tokenizers and p.finished:
+                    self._finish(p, state)
+            if pending:
+                self._work(pending, executor, state)
+        except BaseException:
+            state.flush()
+            raise
+        finally:
+            executor.close()
+        for p in plans:
+            self._throughput(p)
+        state.remove()
+        meta["segmenters"] = dict(sorted(self.segmenters.items()))
+        meta["timings"] = self.timings.to_dict(self.wall0)
+        meta["complete"] = True
+        self.notify("done", {})
+        return self.results
 
-                facts = vocabulary_facts(tok)
-                timings.vocab += time.perf_counter() - t0
-                reused = [Row(tok.name, VOCAB_SUITE, ALL, k, v) for k, v in facts.items()]
-            results.rows.extend(reused)
-            notify("advance", {"steps": 1})
-        for suite in loaded_suites:
-            notify("unit", {"tokenizer": tok.name, "suite": suite.name})
-            prior = _reuse(resume, tok.name, suite.name, info, suite.sha256, settings)
-            if prior is not None:
-                results.failures.extend(f for f in (resume.failures if resume else [])
-                                        if f.get("tokenizer") == tok.name
-                                        and f.get("suite") == suite.name)
-                results.rows.extend(prior)
+    def _work(self, plans: list[_Plan], executor: Executor, state: RunState) -> None:
+        run_id = uuid.uuid4().hex
+        names = sorted({n for p in plans for n in p.tokenizers})
+        executor.start(run_id, [(n, self.toks[n]) for n in names],
+                       [(n, self.specs[n]) for n in names])
+        by_suite = {p.suite.name: p for p in plans}
+        for result in executor.map(self._tasks(plans, run_id)):
+            plan = by_suite[result.suite]
+            self._absorb(plan, result)
+            state.touched()
+            self.notify("shard", {"suite": result.suite, "bytes": result.nbytes})
+            if plan.finished:
+                self._finish(plan, state)
+
+    def _tasks(self, plans: list[_Plan], run_id: str) -> Iterator[ShardTask]:
+        for p in plans:
+            for i, source in enumerate(p.shards):
+                if i not in p.progress.done:
+                    yield ShardTask(run_id, p.suite.name, i, source, tuple(p.tokenizers),
+                                    p.collectors, p.subset_by, p.suite.parallel,
+                                    self.settings.threads)
+
+    def _absorb(self, plan: _Plan, r: ShardResult) -> None:
+        prog = plan.progress
+        for name, stats in r.stats.items():
+            if name in prog.stats:
+                prog.stats[name].merge(stats)
             else:
-                fams = families if digits_everywhere or suite.name == "numbers" else [
-                    f for f in families if f != "numbers"]
-                rows, failures = _run_unit(tok, table, suite, fams, settings, layouts, timings)
-                results.failures.extend(failures)  # before the rows: rows mark a unit finished
-                results.rows.extend(rows)
-            if on_unit is not None:
-                results.meta["timings"] = _timings_dict(timings, wall0)
-                on_unit(results)
-            notify("advance", {"steps": 1})
-    results.meta["timings"] = _timings_dict(timings, wall0)
-    results.meta["segmenters"] = dict(sorted(layouts.segmenters.items()))
-    results.meta["complete"] = True
-    notify("done", {})
-    return results
+                prog.stats[name] = stats
+        for k, v in r.counts.items():
+            prog.counts[k] = prog.counts.get(k, 0) + v
+        prog.languages.update(r.languages)
+        prog.segmenters.update(r.segmenters)
+        prog.done.add(r.index)
+        self.timings.add(r.timings)
+
+    # -- loading and planning --------------------------------------------------------
+
+    def _load_tokenizers(self, specs: list[str | Tokenizer]) -> None:
+        meta = self.results.meta
+        seen: dict[str, str] = {}
+        for spec in specs:
+            t0 = time.perf_counter()
+            try:
+                tok = _load(spec)
+            except TokbenchError as e:
+                meta["errors"].append({"tokenizer": str(spec), "error": str(e)})
+                self.notify("tokenizer_failed", {"tokenizer": str(spec), "error": str(e)})
+                continue
+            self.timings.load += time.perf_counter() - t0
+            if tok.name in seen:
+                raise InputError(f"tokenizers {seen[tok.name]!r} and {spec!s} are the same "
+                                 f"tokenizer {tok.name!r}; list it once")
+            seen[tok.name] = str(spec)
+            self.toks[tok.name] = tok
+            self.specs[tok.name] = spec
+            meta["tokenizers"][tok.name] = tok.describe()
+
+    def _plan(self, suite: AnySuite, resume: Results | None, state: RunState, workers: int
+              ) -> _Plan:
+        families = [f for f in self.families if f != "numbers"
+                    or self.digits_everywhere or "numbers" in suite.families]
+        metrics = metrics_of(families)
+        needs = {n for m in metrics for n in m.needs}
+        collectors = collectors_for(needs)
+        if not (suite.parallel and "premium" in families):
+            collectors.discard("premium")
+        todo = []
+        for name in self.toks:
+            reused = _reuse(resume, name, suite.name, self.results.meta["tokenizers"][name],
+                            suite.sha256, self.settings, self.families)
+            if reused is None:
+                todo.append(name)
+                continue
+            rows, failures = reused
+            self.results.failures.extend(failures)
+            self.results.rows.extend(rows)
+            self._copy_unit_meta(resume, name, suite)
+            self.finished_units.append([name, suite.name])
+        self.results.meta["finished_units"] = self.finished_units
+        shards, shard_bytes = _shards(suite, workers)
+        subset_by = suite.subset_by or "both"
+        key = unit_key(tokenizers={n: self.results.meta["tokenizers"][n].get("source")
+                                   for n in todo},
+                       suite=suite.sha256, settings=self.settings.to_dict(),
+                       collectors=sorted(collectors), shard_bytes=shard_bytes,
+                       subset_by=subset_by, version=__version__)
+        return _Plan(suite, families, frozenset(collectors), todo, shards,
+                     state.progress(suite.name, key), subset_by)
+
+    def _copy_unit_meta(self, resume: Results | None, name: str, suite: AnySuite) -> None:
+        """What a reused unit recorded besides rows: failure counts, segmenters."""
+        if resume is None:
+            return
+        counts = resume.meta.get("failure_counts", {}).get(name, {}).get(suite.name)
+        if counts:
+            self.failure_counts.setdefault(name, {})[suite.name] = dict(counts)
+            self.results.meta["failure_counts"] = self.failure_counts
+        langs = resume.meta.get("suites", {}).get(suite.name, {}).get("languages") or []
+        for lang in langs:
+            if lang in resume.meta.get("segmenters", {}):
+                self.segmenters[lang] = resume.meta["segmenters"][lang]
+
+    # -- turning statistics into rows ------------------------------------------------
+
+    def _finish(self, plan: _Plan, state: RunState) -> None:
+        suite, prog = plan.suite, plan.progress
+        self._describe_suite(plan)
+        self.segmenters.update(prog.segmenters)
+        prefix = _subset_prefix(suite, plan.subset_by)
+        metrics = metrics_of(plan.families)
+        for name in plan.tokenizers:
+            tok = self.toks[name]
+            stats = prog.stats.get(name, UnitStats())
+            ctx = MetricContext(tok.vocab_size, tok.unk_id is not None)
+            rows: list[Row] = []
+            for key, sub in sorted(stats.subsets.items()):
+                subset = _subset_name(key, prefix)
+                if subset is not None:
+                    rows.extend(_metric_rows(name, suite.name, subset, sub, metrics, ctx))
+            if "premium" in plan.collectors:
+                rows.extend(self._premium_rows(name, suite, stats))
+            self.results.failures.extend(
+                {k: v for k, v in f.items() if not k.startswith("_")} for f in stats.failures)
+            if stats.failure_counts:
+                self.failure_counts.setdefault(name, {})[suite.name] = dict(
+                    sorted(stats.failure_counts.items()))
+                self.results.meta["failure_counts"] = self.failure_counts
+            self.results.rows.extend(rows)
+            if "throughput" not in plan.families:
+                self.finished_units.append([name, suite.name])
+            self.notify("unit", {"tokenizer": name, "suite": suite.name})
+            self.notify("advance", {"steps": 1})
+        state.finished(suite.name)
+        self._checkpoint()
+
+    def _describe_suite(self, plan: _Plan) -> None:
+        """Fill in what only reading the suite tells: documents, languages, what was left
+        out (empty lines, invalid UTF-8 under errors=replace|skip)."""
+        info = self.results.meta["suites"][plan.suite.name]
+        prog = plan.progress
+        any_stats = next(iter(prog.stats.values()), None)
+        if any_stats is not None and ALL in any_stats.subsets:
+            info["documents"] = any_stats.subsets[ALL].sums.get("docs", 0)
+        if getattr(plan.suite, "streaming", False):
+            plan.suite.seen_languages = sorted(prog.languages)  # type: ignore[union-attr]
+            info["languages"] = sorted(prog.languages)
+            info["subset_by"] = plan.suite.subset_by
+            if info.get("documents") == 0:
+                plan.suite.meta.update(prog.counts)
+                raise plan.suite.no_documents()  # type: ignore[union-attr]
+        counts = prog.counts if getattr(plan.suite, "streaming", False) else plan.suite.meta
+        left_out = {k: int(v) for k, v in sorted(counts.items())
+                    if k.startswith(("skipped", "replaced")) and v}
+        if left_out:
+            info["left_out"] = left_out
+
+    def _premium_rows(self, name: str, suite: AnySuite, stats: UnitStats) -> list[Row]:
+        """Tokens per language over the aligned documents it shares with English."""
+        pivot = stats.aligned.get(PIVOT)
+        if not pivot:
+            return []
+        rows = []
+        for lang, members in sorted(stats.aligned.items()):
+            keys = [k for k in pivot if k in members]
+            if not keys:
+                continue
+            if self.settings.premium_join:
+                n_lang, n_eng = self._joined_counts(name, suite, lang, keys)
+            else:
+                n_lang = sum(members[k] for k in keys)
+                n_eng = sum(pivot[k] for k in keys)
+            value = ratio(n_lang, n_eng)
+            if value is not None:
+                rows.append(Row(name, suite.name, lang, "premium", value))
+        return rows
+
+    def _joined_counts(self, name: str, suite: AnySuite, lang: str, keys: list[str]
+                       ) -> tuple[int, int]:
+        """Premium as Petrov et al. count it: each language's documents joined by spaces,
+        in corpus order, encoded at once."""
+        texts = _aligned_texts(suite)
+        order = [k for k in texts.get(PIVOT, {}) if k in set(keys)]
+        tok = self.toks[name]
+        t0 = time.perf_counter()
+        n_lang = len(tok.encode(" ".join(texts[lang][k] for k in order)))
+        n_eng = len(tok.encode(" ".join(texts[PIVOT][k] for k in order)))
+        self.timings.encode += time.perf_counter() - t0
+        return n_lang, n_eng
+
+    def _vocab_unit(self, name: str, resume: Results | None) -> None:
+        tok = self.toks[name]
+        self.notify("unit", {"tokenizer": name, "suite": VOCAB_SUITE})
+        reused = _reuse(resume, name, VOCAB_SUITE, self.results.meta["tokenizers"][name], None,
+                        self.settings, self.families)
+        if reused is not None:
+            rows = reused[0]
+        else:
+            from tokbench.metrics.vocab import vocabulary_facts
+
+            t0 = time.perf_counter()
+            facts = vocabulary_facts(tok)
+            self.timings.vocab += time.perf_counter() - t0
+            rows = [Row(name, VOCAB_SUITE, ALL, k, v) for k, v in facts.items()]
+        self.results.rows.extend(rows)
+        self.finished_units.append([name, VOCAB_SUITE])
+        self.notify("advance", {"steps": 1})
+        self._checkpoint()
+
+    def _throughput(self, plan: _Plan) -> None:
+        """Encode speed on one thread, timed here after the shard work is done (so no
+        worker competes for the CPU): the whole suite (a sample) and, for parallel
+        suites, each language."""
+        if "throughput" not in plan.families or not plan.tokenizers:
+            return
+        from tokbench.metrics.throughput import CLOCK, measure_throughput
+
+        targets = _throughput_texts(plan.suite, self.settings.throughput_subsets)
+        for name in plan.tokenizers:
+            t0 = time.perf_counter()
+            for subset, texts in targets.items():
+                try:
+                    tp = measure_throughput(self.toks[name], texts,
+                                            repeats=self.settings.throughput_repeats)
+                except Exception:
+                    tp = None  # a document that fails to encode is already a failure
+                if tp is None:
+                    continue
+                extra = {"spread": tp.spread, "repeats": tp.repeats, "threads": 1,
+                         "clock": CLOCK, "samples": list(tp.samples), "bytes": tp.nbytes}
+                self.results.rows.append(Row(name, plan.suite.name, subset, "throughput_mb_s",
+                                             tp.mb_s, dict(extra)))
+                self.results.rows.append(Row(name, plan.suite.name, subset,
+                                             "throughput_tokens_s", tp.tokens_s, dict(extra)))
+            self.timings.throughput += time.perf_counter() - t0
+            self.finished_units.append([name, plan.suite.name])
+            self._checkpoint()
+
+    def _checkpoint(self) -> None:
+        if self.on_unit is not None:
+            self.results.meta["timings"] = self.timings.to_dict(self.wall0)
+            self.results.meta["segmenters"] = dict(sorted(self.segmenters.items()))
+            self.on_unit(self.results)
+
+
+def _metric_rows(tok: str, suite: str, subset: str, stats: SubsetStats, metrics: list[Any],
+                 ctx: MetricContext) -> list[Row]:
+    values = evaluate(stats, metrics, ctx)
+    failed = stats.sums.get("failed", 0)
+    extra = {"failed_docs": failed} if failed else {}
+    return [Row(tok, suite, subset, m, v, dict(extra)) for m, v in values.items()
+            if v is not None]
+
+
+def _subset_prefix(suite: AnySuite, subset_by: str) -> str | None:
+    """For a suite measured both ways, the prefix of the breakdown that was chosen."""
+    if subset_by != "both":
+        return None
+    return "lang:" if suite.subset_by == "lang" else "domain:"
+
+
+def _subset_name(key: str, prefix: str | None) -> str | None:
+    if key == ALL or prefix is None:
+        return key
+    return key[len(prefix):] if key.startswith(prefix) else None
+
+
+def _aligned_texts(suite: AnySuite) -> dict[str, dict[str, str]]:
+    out: dict[str, dict[str, str]] = {}
+    for d in suite.documents:
+        if d.align is not None:
+            out.setdefault(d.lang, {})[d.align] = d.text
+    return out
+
+
+def _shards(suite: AnySuite, workers: int) -> tuple[list[Any], int]:
+    """The suite's shards and the shard size they were cut at (part of the resume key)."""
+    if getattr(suite, "streaming", False):
+        return suite.shards(), suite.shard_bytes  # type: ignore[union-attr]
+    docs = suite.documents
+    sizes = [len(d.text.encode("utf-8")) for d in docs]
+    target = min(MAX_SHARD_BYTES, max(MIN_SHARD_BYTES, sum(sizes) // max(1, 4 * workers)))
+    shards: list[Any] = []
+    start = acc = 0
+    for i, n in enumerate(sizes):
+        acc += n
+        if acc >= target:
+            shards.append(InlineDocs(tuple(docs[start:i + 1]), acc))
+            start, acc = i + 1, 0
+    if start < len(docs):
+        shards.append(InlineDocs(tuple(docs[start:]), acc))
+    return shards, target
+
+
+def _throughput_texts(suite: AnySuite, per_subset: bool) -> dict[str, list[str]]:
+    """What throughput is timed on: a sample of the suite (documents taken round-robin
+    from every subset up to ``THROUGHPUT_SAMPLE_BYTES``, each cut to that size) and, for
+    parallel suites, each language's documents. Deterministic, so two runs time the same
+    text."""
+    if getattr(suite, "streaming", False):
+        first = suite.shards()[0] if suite.shards() else None  # type: ignore[union-attr]
+        docs = first.read()[0] if first is not None else []
+    else:
+        docs = suite.documents
+    groups: dict[str, list[str]] = {}
+    for d in docs:
+        groups.setdefault(suite.subset_of(d) if suite.subset_by else d.lang, []).append(
+            _cut(d.text, THROUGHPUT_SAMPLE_BYTES))
+    lists = list(groups.values())
+    picked: list[tuple[int, int]] = []
+    total = 0
+    for round_ in range(max((len(g) for g in lists), default=0)):
+        for k, g in enumerate(lists):
+            if round_ < len(g) and total < THROUGHPUT_SAMPLE_BYTES:
+                picked.append((k, round_))
+                total += len(g[round_].encode("utf-8"))
+    # keep corpus order inside the sample
+    order = {id(t): i for i, t in enumerate(t for g in lists for t in g)}
+    sample = sorted((lists[k][r] for k, r in picked), key=lambda t: order[id(t)])
+    out = {ALL: sample}
+    if per_subset and suite.parallel:
+        out.update(groups)
+    return out
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` UTF-8 bytes, at a character boundary."""
+    if len(text) <= limit // 4:
+        return text
+    data = text.encode("utf-8")
+    return text if len(data) <= limit else data[:limit].decode("utf-8", errors="ignore")
 
 
 def _load(spec: str | Tokenizer) -> Tokenizer:
@@ -175,7 +582,7 @@ def _load(spec: str | Tokenizer) -> Tokenizer:
     return load_tokenizer(spec)
 
 
-def _load_suite(spec: str | Suite) -> Suite:
+def _load_suite(spec: Any) -> AnySuite:
     if not isinstance(spec, str):
         return spec
     from tokbench.suites import load_suite
@@ -185,120 +592,15 @@ def _load_suite(spec: str | Suite) -> Suite:
     return suite
 
 
-class _Layouts:
-    """Per suite, what measuring needs that does not depend on the tokenizer (the joined
-    text, word spans, digit runs): computed once and shared by all tokenizers."""
-
-    def __init__(self) -> None:
-        self._cache: dict[tuple[str, bool, bool], SuiteLayout] = {}
-        self.segmenters: dict[str, str | None] = {}
-
-    def get(self, suite: Suite, fertility: bool, numbers: bool, timings: Timings
-            ) -> SuiteLayout:
-        key = (suite.sha256, fertility, numbers)
-        if key not in self._cache:
-            t0 = time.perf_counter()
-            spans = self._word_spans(suite) if fertility else None
-            self._cache[key] = SuiteLayout.build([d.text for d in suite.documents], spans,
-                                                 numbers)
-            timings.words += time.perf_counter() - t0
-        return self._cache[key]
-
-    def _word_spans(self, suite: Suite) -> list[list[tuple[int, int]] | None]:
-        from tokbench.words import segment_documents, segmenter_for
-
-        for lang in suite.languages():
-            seg = segmenter_for(lang)
-            self.segmenters[lang] = f"{seg.name} ({seg.version})" if seg else None
-        return segment_documents(suite.documents)
+def _check_unique(names: list[str], kind: str, fix: str) -> None:
+    seen: set[str] = set()
+    for n in names:
+        if n in seen:
+            raise InputError(f"two {kind}s are named {n!r}; {fix}")
+        seen.add(n)
 
 
-def _encode_all(tok: Tokenizer, texts: list[str], threads: int
-                ) -> tuple[list[list[int] | None], list[tuple[int, str]]]:
-    """Encode every text; a text the tokenizer raises on is recorded, the rest go on."""
-    try:
-        return list(tok.encode_batch(texts, threads=threads)), []
-    except Exception:  # find the bad documents one by one
-        out: list[list[int] | None] = []
-        errors: list[tuple[int, str]] = []
-        for i, t in enumerate(texts):
-            try:
-                out.append(tok.encode(t))
-            except Exception as e:
-                out.append(None)
-                errors.append((i, f"{type(e).__name__}: {e}"))
-        return out, errors
-
-
-def _run_unit(tok: Tokenizer, table: TokenTable, suite: Suite, families: list[str],
-              settings: Settings, layouts: _Layouts, timings: Timings
-              ) -> tuple[list[Row], list[dict[str, Any]]]:
-    docs = suite.documents
-    texts = [d.text for d in docs]
-    t0 = time.perf_counter()
-    encodings, errors = _encode_all(tok, texts, settings.threads)
-    timings.encode += time.perf_counter() - t0
-    failures: list[dict[str, Any]] = [
-        {"tokenizer": tok.name, "suite": suite.name, "doc_id": docs[i].id, "kind": "error",
-         "error": msg} for i, msg in errors]
-
-    decoded: list[str | None] | None = None
-    if "roundtrip" in families:
-        t0 = time.perf_counter()
-        decoded = []
-        for i, e in enumerate(encodings):
-            if e is None:
-                decoded.append(None)
-                continue
-            try:
-                decoded.append(tok.decode(e))
-            except Exception as ex:
-                decoded.append(None)
-                failures.append({"tokenizer": tok.name, "suite": suite.name,
-                                 "doc_id": docs[i].id, "kind": "error",
-                                 "error": f"decode: {type(ex).__name__}: {ex}"})
-        timings.decode += time.perf_counter() - t0
-
-    layout = layouts.get(suite, "fertility" in families, "numbers" in families, timings)
-    counts = measure_documents(table, texts, encodings, decoded, None,
-                               numbers="numbers" in families, layout=layout)
-    has_unk = tok.unk_id is not None
-
-    if decoded is not None:
-        for i in np.flatnonzero(counts.ok & ~counts.roundtrip).tolist():
-            got = decoded[i]
-            if got is None:
-                continue
-            detail = classify_roundtrip(texts[i], got, bool(counts.unk[i]))
-            failures.append({"tokenizer": tok.name, "suite": suite.name, "doc_id": docs[i].id,
-                             "lang": docs[i].lang, **detail})
-
-    subsets = {ALL: np.arange(len(docs))}
-    for name, members in _subset_indices(suite).items():
-        subsets[name] = members
-    rows: list[Row] = []
-    for subset, idx in subsets.items():
-        values = aggregate(counts, idx, families, tok.vocab_size, has_unk)
-        failed = int((~counts.ok[idx]).sum())
-        extra = {"failed_docs": failed} if failed else {}
-        rows.extend(Row(tok.name, suite.name, subset, m, v, dict(extra))
-                    for m, v in values.items() if v is not None)
-
-    if "premium" in families and suite.parallel:
-        rows.extend(_premium_rows(tok, suite, counts, settings, timings))
-    if "throughput" in families:
-        rows.extend(_throughput_rows(tok, suite, subsets, settings, timings))
-    return rows, failures
-
-
-def _subset_indices(suite: Suite) -> dict[str, np.ndarray]:
-    groups: dict[str, list[int]] = {}
-    for i, d in enumerate(suite.documents):
-        groups.setdefault(suite.subset_of(d), []).append(i)
-    return {k: np.asarray(v, dtype=np.int64) for k, v in groups.items()}
-
-
-def _suite_warnings(suites: Sequence[Suite], families: Sequence[str]) -> list[str]:
+def _suite_warnings(suites: Sequence[AnySuite], families: Sequence[str]) -> list[str]:
     """What cannot be measured as asked, said once per suite (the rest is still measured)."""
     out = []
     if "premium" in families:
@@ -309,87 +611,11 @@ def _suite_warnings(suites: Sequence[Suite], families: Sequence[str]) -> list[st
     return out
 
 
-def _premium_rows(tok: Tokenizer, suite: Suite, counts: Any, settings: Settings,
-                  timings: Timings) -> list[Row]:
-    """Tokens per language over the aligned documents it shares with English."""
-    by_lang: dict[str, dict[str, int]] = {}
-    for i, d in enumerate(suite.documents):
-        if d.align is not None and counts.ok[i]:
-            by_lang.setdefault(d.lang, {})[d.align] = i
-    pivot = by_lang.get(PIVOT)
-    if not pivot:
-        return []
-    rows = []
-    docs = suite.documents
-    for lang, members in by_lang.items():
-        keys = [k for k in pivot if k in members]  # corpus order, for the joined text
-        if not keys:
-            continue
-        if settings.premium_join:
-            t0 = time.perf_counter()
-            n_lang = len(tok.encode(" ".join(docs[members[k]].text for k in keys)))
-            n_eng = len(tok.encode(" ".join(docs[pivot[k]].text for k in keys)))
-            timings.encode += time.perf_counter() - t0
-        else:
-            n_lang = int(sum(counts.tokens[members[k]] for k in keys))
-            n_eng = int(sum(counts.tokens[pivot[k]] for k in keys))
-        value = ratio(n_lang, n_eng)
-        if value is not None:
-            rows.append(Row(tok.name, suite.name, lang, "premium", value))
-    return rows
-
-
-def _throughput_rows(tok: Tokenizer, suite: Suite, subsets: dict[str, np.ndarray],
-                     settings: Settings, timings: Timings) -> list[Row]:
-    """Throughput of the whole suite (a sample of it) and, for parallel suites, per language."""
-    from tokbench.metrics.throughput import CLOCK, measure_throughput
-
-    t0 = time.perf_counter()
-    rows = []
-    targets = {ALL: _sample(suite, subsets)}
-    if settings.throughput_subsets and suite.parallel:
-        targets.update({k: v for k, v in subsets.items() if k != ALL})
-    for subset, idx in targets.items():
-        texts = [suite.documents[i].text for i in idx.tolist()]
-        try:
-            tp = measure_throughput(tok, texts, repeats=settings.throughput_repeats)
-        except Exception:
-            tp = None  # a document that fails to encode is already recorded as a failure
-        if tp is None:
-            continue
-        extra = {"spread": tp.spread, "repeats": tp.repeats, "threads": 1, "clock": CLOCK,
-                 "samples": list(tp.samples), "bytes": tp.nbytes}
-        rows.append(Row(tok.name, suite.name, subset, "throughput_mb_s", tp.mb_s, dict(extra)))
-        rows.append(Row(tok.name, suite.name, subset, "throughput_tokens_s", tp.tokens_s,
-                        dict(extra)))
-    timings.throughput += time.perf_counter() - t0
-    return rows
-
-
-THROUGHPUT_SAMPLE_BYTES = 256 * 1024
-
-
-def _sample(suite: Suite, subsets: dict[str, np.ndarray]) -> np.ndarray:
-    """Documents taken round-robin from every subset, up to ``THROUGHPUT_SAMPLE_BYTES``.
-
-    Deterministic, so two runs time the same text; the mix of subsets is kept.
-    """
-    groups = [v.tolist() for k, v in subsets.items() if k != ALL] or [subsets[ALL].tolist()]
-    picked: list[int] = []
-    total = 0
-    for round_ in range(max(len(g) for g in groups)):
-        for g in groups:
-            if round_ < len(g):
-                picked.append(g[round_])
-                total += len(suite.documents[g[round_]].text.encode("utf-8"))
-                if total >= THROUGHPUT_SAMPLE_BYTES:
-                    return np.asarray(sorted(picked), dtype=np.int64)
-    return np.asarray(sorted(picked), dtype=np.int64)
-
-
 def _reuse(resume: Results | None, tokenizer: str, suite: str, info: dict[str, Any],
-           suite_hash: str | None, settings: Settings) -> list[Row] | None:
-    """Rows of a finished unit of an earlier run, if nothing it depends on changed."""
+           suite_hash: str | None, settings: Settings, families: list[str]
+           ) -> tuple[list[Row], list[dict[str, Any]]] | None:
+    """Rows and failures of a finished unit of an earlier run, if nothing it depends on
+    changed: tokenizer source, suite content, settings and the metrics asked for."""
     if resume is None:
         return None
     meta = resume.meta
@@ -397,16 +623,17 @@ def _reuse(resume: Results | None, tokenizer: str, suite: str, info: dict[str, A
         return None
     if suite_hash is not None and meta.get("suites", {}).get(suite, {}).get("sha256") != suite_hash:
         return None
-    if meta.get("settings") != settings.to_dict():
+    if meta.get("settings") != settings.to_dict() or meta.get("metric_families") != families:
+        return None
+    finished = meta.get("finished_units")
+    if finished is not None and [tokenizer, suite] not in finished:
         return None
     rows = [r for r in resume.rows if r.tokenizer == tokenizer and r.suite == suite]
-    return rows or None
-
-
-def _timings_dict(t: Timings, wall0: float) -> dict[str, float]:
-    t.wall = time.perf_counter() - wall0
-    return {"encode_s": t.encode, "decode_s": t.decode, "throughput_s": t.throughput,
-            "vocab_s": t.vocab, "words_s": t.words, "load_s": t.load, "wall_s": t.wall}
+    if not rows:
+        return None
+    failures = [f for f in resume.failures
+                if f.get("tokenizer") == tokenizer and f.get("suite") == suite]
+    return rows, failures
 
 
 def _meta(settings: Settings, families: list[str]) -> dict[str, Any]:

@@ -50,7 +50,8 @@ from tokbench.train import (
 )
 
 if TYPE_CHECKING:
-    from tokbench.suites.model import Suite
+    from tokbench.scaling import ScalingSettings
+    from tokbench.suites.stream import AnySuite
 
 SWEEP_METRICS = ("compression", "fertility", "premium", "roundtrip", "unknown", "vocab_use")
 DEFAULT_SIZES = tuple(1024 << k for k in range(7))  # 1k .. 64k
@@ -119,15 +120,21 @@ class SweepConfig:
     tied: bool = False
     metrics: tuple[str, ...] = SWEEP_METRICS
     workers: int = 2
+    scaling: ScalingSettings | None = None  # --model-params: the compute-optimal section
+    d_model_source: str = "given"
 
     def rule(self) -> str:
         return (f"the smallest size whose bytes per token is within {_pct(self.within)} of the "
                 "best size's for every language (every subset of every evaluation suite)")
 
     def to_dict(self) -> dict[str, Any]:
-        return {"sizes": list(self.sizes), "train": self.train.to_dict(),
-                "within": self.within, "d_model": self.d_model, "tied": self.tied,
-                "metrics": list(self.metrics)}
+        out = {"sizes": list(self.sizes), "train": self.train.to_dict(),
+               "within": self.within, "d_model": self.d_model,
+               "d_model_source": self.d_model_source, "tied": self.tied,
+               "metrics": list(self.metrics)}
+        if self.scaling is not None:
+            out["scaling"] = self.scaling.resolved()
+        return out
 
 
 def _pct(x: float) -> str:
@@ -146,7 +153,7 @@ def _digest(text: str) -> bytes:
     return hashlib.blake2b(text.encode("utf-8"), digest_size=12).digest()
 
 
-def overlap_report(train_texts: Sequence[str], suites: Sequence[Suite]) -> list[dict[str, Any]]:
+def overlap_report(train_texts: Sequence[str], suites: Sequence[AnySuite]) -> list[dict[str, Any]]:
     """Per evaluation suite: how many of its documents also occur in the training text.
 
     A document overlaps when its normalized text equals a training document or a
@@ -419,7 +426,7 @@ def write_json_atomic(results: Results, path: Path) -> Path:
     return path
 
 
-def evaluate(sizes: Sequence[SizeResult], suites: Sequence[Suite], config: SweepConfig,
+def evaluate(sizes: Sequence[SizeResult], suites: Sequence[AnySuite], config: SweepConfig,
              out: str | Path, progress: ProgressFn | None = None) -> Results:
     """Run every size on ``suites`` (checkpointed to ``OUT/sweep.json``; finished units of an
     earlier run with the same files and suites are reused)."""
@@ -537,14 +544,57 @@ def tokenizer_name_from(names: dict[str, int], size: int) -> str:
     return next(n for n, s in names.items() if s == size)
 
 
+def tokens_per_char(results: Results, names: dict[str, int]) -> dict[str, dict[int, float]]:
+    """f(V) of every size: tokens per character, ``"all"`` and each language (subset),
+    pooled over the evaluation suites as a ratio of sums."""
+    from tokbench.scaling import pooled_tokens_per_char
+
+    by_tok = pooled_tokens_per_char(r for r in results.rows if r.tokenizer in names)
+    out: dict[str, dict[int, float]] = {}
+    for tok, groups in by_tok.items():
+        for g, v in groups.items():
+            out.setdefault(g, {})[names[tok]] = v
+    return {g: dict(sorted(out[g].items())) for g in sorted(out, key=lambda g: (g != ALL, g))}
+
+
+def check_scaling(config: SweepConfig) -> None:
+    """--model-params needs 3 sizes, the compression metrics and sane numbers."""
+    if config.scaling is None:
+        return
+    config.scaling.check()
+    if len(config.sizes) < 3:
+        raise InputError(f"--model-params fits f(V) over the swept sizes and needs at least 3; "
+                         f"--sizes has {len(config.sizes)}, e.g. --sizes 1k,2k,4k,8k")
+    if "compression" not in config.metrics:
+        raise InputError("--model-params needs tokens per character: add compression to "
+                         "--metrics")
+
+
 def analyze(results: Results, config: SweepConfig, names: dict[str, int]) -> dict[str, Any]:
-    """The recommendation and the cost view, from the rows."""
+    """The recommendation and the cost view (and the compute-optimal section), from the
+    rows."""
     sizes = [s for s in config.sizes if s in names.values()]
     bpt = metric_by_size(results, names, "bytes_per_token")
     rec = recommend(bpt, groups_of(results), sizes, config.within)
     rec["name"] = tokenizer_name_from(names, rec["size"])
-    return {"recommendation": rec,
-            "cost": cost_table(results, names, sizes, config.d_model, config.tied)}
+    out = {"recommendation": rec,
+           "cost": cost_table(results, names, sizes, config.d_model, config.tied)}
+    if config.scaling is not None:
+        from tokbench.scaling import analyze as scaling_analyze
+
+        section = scaling_analyze(config.scaling, tokens_per_char(results, names))
+        section["nearest_size"] = _nearest(sizes, section)
+        out["scaling"] = section
+    return out
+
+
+def _nearest(sizes: Sequence[int], section: dict[str, Any]) -> dict[str, Any] | None:
+    """The swept size closest (in log) to approach 2 with the corpus's own f(V)."""
+    v = section["groups"].get(section["overall"], {}).get("approach2")
+    if not v or not sizes:
+        return None
+    best = min(sizes, key=lambda s: abs(math.log(s / v)))
+    return {"size": best, "ratio": v / best}
 
 
 # -- the whole sweep --------------------------------------------------------------------------
@@ -560,7 +610,7 @@ class SweepRun:
     path: Path
 
 
-def sweep(corpus: Corpus, eval_suites: Sequence[Suite], config: SweepConfig, out: str | Path,
+def sweep(corpus: Corpus, eval_suites: Sequence[AnySuite], config: SweepConfig, out: str | Path,
           progress: ProgressFn | None = None) -> SweepRun:
     """Train every size, evaluate on ``eval_suites``, recommend; writes ``OUT/sweep.json``."""
     notify = progress or (lambda event, info: None)
@@ -569,6 +619,7 @@ def sweep(corpus: Corpus, eval_suites: Sequence[Suite], config: SweepConfig, out
         raise InputError(f"--within {_pct(config.within)} must be between 0% and 100%")
     if config.d_model < 1:
         raise InputError("--d-model must be at least 1")
+    check_scaling(config)
     overlap = overlap_report(corpus.texts, eval_suites)
     for item in overlap:
         if item["overlapping"]:

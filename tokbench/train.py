@@ -27,14 +27,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tokbench import __version__
 from tokbench.adapters.base import SourceInfo, sha256_file
 from tokbench.atomic import write_atomic
 from tokbench.errors import InputError, TokbenchError, require
+from tokbench.version import __version__
 
 if TYPE_CHECKING:
     from tokbench.adapters.base import Tokenizer
     from tokbench.suites.model import Suite
+    from tokbench.suites.stream import AnySuite
 
 ALGOS = ("bpe", "unigram", "wordpiece")
 BACKENDS = ("tokenizers", "sentencepiece")
@@ -203,7 +204,7 @@ class Corpus:
     """Training text: documents of one or more suites, with a content hash."""
 
     specs: list[str]
-    suites: list[Suite]
+    suites: list[AnySuite]
     sha256: str
 
     @property

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from tokbench.adapters.base import char_to_byte_index, first_line
 from tokbench.errors import TokbenchError
+from tokbench.suites.stream import AnySuite, StreamingSuite
 
 if TYPE_CHECKING:
     from tokbench.adapters.base import Tokenizer
@@ -399,7 +400,7 @@ def _suite_spec(name: str, info: Mapping[str, Any]) -> str:
 
 
 def load_run_suite(name: str, info: Mapping[str, Any], subsets: Collection[str] | None,
-                   load: Callable[[str], Suite] | None = None
+                   load: Callable[[str], AnySuite] | None = None
                    ) -> tuple[Suite | None, str | None]:
     """Load a suite a run used (by name, or by its recorded source spec); returns (suite, note).
 
@@ -413,10 +414,17 @@ def load_run_suite(name: str, info: Mapping[str, Any], subsets: Collection[str] 
 
         load = load_suite
     try:
-        suite = load(_suite_spec(name, info))
+        loaded = load(_suite_spec(name, info))
     except Exception as e:  # noted in the page
         msg = str(e) if isinstance(e, TokbenchError) else f"{type(e).__name__}: {first_line(e)}"
         return None, f"suite {name!r} could not be loaded for the viewer: {msg}"
+    if isinstance(loaded, StreamingSuite):
+        # a corpus read shard by shard: samples come from the start of each file
+        if not info.get("sha256") or loaded.sha256 == info.get("sha256"):
+            info = {k: v for k, v in info.items() if k != "sha256"}
+        suite = loaded.head(info.get("subset_by"))
+    else:
+        suite = loaded
     if suite.name != name:
         suite = dataclasses.replace(suite, name=name)
     if subsets:
@@ -447,7 +455,7 @@ def _first_per_subset(suite: Suite, documents: object) -> Suite | None:
 
 def viewer_from_results(results: Results, *,
                         load_tokenizer: Callable[[str], Tokenizer] | None = None,
-                        load_suite: Callable[[str], Suite] | None = None,
+                        load_suite: Callable[[str], AnySuite] | None = None,
                         per_subset: int = PER_SUBSET, max_samples: int = MAX_SAMPLES,
                         max_chars: int = MAX_CHARS) -> dict[str, Any]:
     """Viewer data for a finished run: loads the tokenizers and suites named in its meta.

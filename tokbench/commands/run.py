@@ -6,11 +6,15 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from rich.markup import escape
+
 from tokbench.errors import TokbenchError
 
 HELP = "compare tokenizers on suites; writes results.json, results.csv, report.md and plots"
 
 DEFAULT_OUT = "reports/latest"
+#: finished shards of a run in progress (removed when the run completes)
+STATE_FILE = ".tokbench-state.json"
 
 PRESETS: dict[str, dict[str, Any]] = {
     "japanese": {
@@ -49,8 +53,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "(as Petrov et al. 2023 do)")
     p.add_argument("--repeats", type=int, help="timed throughput repeats (default 5, min 1)")
     p.add_argument("--threads", type=int, help="threads for the bulk encode (default 1)")
+    p.add_argument("--jobs", "-j", type=int, help="worker processes (default: every usable "
+                   "core; 1 runs in this process)")
+    p.add_argument("--executor", choices=("local", "dask"), default="local",
+                   help="where shards run: local processes, or a Dask cluster")
+    p.add_argument("--scheduler", help="address of a running Dask scheduler "
+                   "(tcp://HOST:8786); without it --executor dask starts a local cluster")
     p.add_argument("--resume", action="store_true",
-                   help="reuse finished (tokenizer, suite) units from OUT/results.json")
+                   help="reuse finished units and shards of the last run into OUT (the "
+                        "folder a killed run left beside OUT, .OUT.partial, else OUT)")
     p.add_argument("--no-plots", action="store_true", help="do not write PNG plots")
     p.add_argument("--no-html", action="store_true", help="do not write report.html")
     p.add_argument("--no-fetch", action="store_true",
@@ -74,8 +85,6 @@ def resolve_config(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def main(args: argparse.Namespace) -> int:
-    from rich.markup import escape
-
     from tokbench.console import console, err_console
     from tokbench.outdir import OutputFolder
     from tokbench.results import Results, error_subject
@@ -141,7 +150,8 @@ def _run(folder: Any, tokenizers: list[str] | None, suites: list[Any],
     from tokbench.output import Checkpoint
     from tokbench.runner import run
 
-    staging = folder.start()
+    # finished shards of a killed or interrupted run carry over into this one on --resume
+    staging = folder.start(carry=(STATE_FILE,) if args.resume else ())
     checkpoint = Checkpoint(staging)
 
     def on_unit(results: Any) -> None:
@@ -151,7 +161,9 @@ def _run(folder: Any, tokenizers: list[str] | None, suites: list[Any],
     try:
         with _Progress() as prog:
             results = run(tokenizers, suites, conf.get("metrics"), settings=settings,
-                          on_unit=on_unit, progress=prog.event, resume=resume)
+                          on_unit=on_unit, progress=prog.event, resume=resume,
+                          jobs=conf.get("jobs"), executor=args.executor,
+                          scheduler=args.scheduler, state=staging / STATE_FILE)
     except KeyboardInterrupt:
         checkpoint.flush()  # every finished unit is kept for --resume
         if (staging / "results.json").is_file():
@@ -195,29 +207,27 @@ def _maybe_gate(args: argparse.Namespace, results: Any) -> int:
 
 
 class _Progress:
-    """Maps runner events onto a rich progress bar."""
+    """Maps runner events onto rich progress: text bytes done / total, MB/s and ETA."""
 
     def __enter__(self) -> _Progress:
-        from tokbench.console import progress
+        from tokbench.console import byte_progress
 
-        self._p = progress()
+        self._p = byte_progress()
         self._p.__enter__()
         self._task = self._p.add_task("starting", total=None)
         return self
 
     def event(self, name: str, info: dict[str, Any]) -> None:
         if name == "start":
-            self._p.update(self._task, total=info["units"])
+            self._p.update(self._task, total=info.get("bytes") or None,
+                           description="measuring")
+        elif name == "shard":
+            self._p.update(self._task, advance=info["bytes"],
+                           description=escape(str(info["suite"])))
         elif name == "unit":
-            from rich.markup import escape
-
-            self._p.update(self._task, description=escape(f"{info['tokenizer']} · "
-                                                          f"{info['suite']}"))
-        elif name == "advance":
-            self._p.advance(self._task, info.get("steps", 1))
+            self._p.update(self._task, description=escape(
+                f"{info['tokenizer']} · {info['suite']}"))
         elif name == "tokenizer_failed":
-            from rich.markup import escape
-
             self._p.console.print(f"[yellow]{escape(str(info['tokenizer']))}: "
                                   f"{escape(str(info['error']))}[/]", highlight=False)
 

@@ -28,6 +28,7 @@ def _percent(text: str) -> float:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    from tokbench.commands._scaling import add_scaling_options
     from tokbench.commands.train import add_training_options
 
     p.add_argument("--sizes", default="1k,2k,4k,8k,16k,32k,64k",
@@ -39,10 +40,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--within", type=_percent, default=0.02, metavar="X%",
                    help="recommend the smallest size within X%% of the best bytes per token "
                         "for every language (default: 2%%)")
-    p.add_argument("--d-model", type=int, default=4096,
-                   help="model width for the parameter cost (default 4096)")
+    p.add_argument("--d-model", type=int, default=None,
+                   help="model width for the parameter cost and the compute-optimal size "
+                        "(default 4096, or the paper's width for --model-params)")
     p.add_argument("--tied", action="store_true",
                    help="input and output embeddings are tied (one vocab x d_model matrix)")
+    add_scaling_options(p)
     p.add_argument("--metrics", "-m",
                    help="metric families (default: compression, fertility, premium, roundtrip, "
                         "unknown, vocab_use)")
@@ -59,11 +62,20 @@ def _csv(values: list[str] | None) -> list[str]:
 def main(args: argparse.Namespace) -> int:
     from rich.markup import escape
 
+    from tokbench.commands._scaling import scaling_settings
     from tokbench.commands.train import config_from_args, use_threads
     from tokbench.console import console, err_console
     from tokbench.render.sweep import recommendation_text, write_sweep_outputs
     from tokbench.suites import load_suite, split_suite_specs
-    from tokbench.sweep import SWEEP_METRICS, SweepConfig, check_sizes, parse_sizes, sweep
+    from tokbench.sweep import (
+        DEFAULT_D_MODEL,
+        SWEEP_METRICS,
+        SweepConfig,
+        check_scaling,
+        check_sizes,
+        parse_sizes,
+        sweep,
+    )
     from tokbench.train import load_corpus, minimum_vocab
 
     sizes = parse_sizes(args.sizes)
@@ -71,9 +83,18 @@ def main(args: argparse.Namespace) -> int:
     use_threads(train_config.threads)
     check_sizes(sizes, minimum_vocab(train_config))  # the corpus's alphabet is checked later
     metrics = tuple(_csv([args.metrics])) if args.metrics else SWEEP_METRICS
+    scaling = scaling_settings(args)
+    if args.d_model is not None:
+        d_model, d_source = args.d_model, "given"
+    elif scaling is not None:
+        d_model, d_source = scaling.resolved()["d_model"], "from --model-params (paper's table)"
+    else:
+        d_model, d_source = DEFAULT_D_MODEL, "default"
     config = SweepConfig(sizes=tuple(sizes), train=train_config, within=args.within,
-                         d_model=args.d_model, tied=args.tied, metrics=metrics,
-                         workers=max(1, args.workers))
+                         d_model=d_model, tied=args.tied, metrics=metrics,
+                         workers=max(1, args.workers), scaling=scaling,
+                         d_model_source=d_source)
+    check_scaling(config)  # before loading and training: a bad number costs nothing
     out = Path(args.out)
     err = err_console()
     with err.status("loading the corpus and evaluation suites…"):
@@ -87,6 +108,10 @@ def main(args: argparse.Namespace) -> int:
     several = len(run.results.meta.get("suites", {})) > 1
     con.print(recommendation_text(run.results.meta["sweep"], several).replace("**", ""),
               highlight=False, markup=False)
+    if "scaling" in run.results.meta["sweep"]:
+        from tokbench.commands._scaling import print_scaling
+
+        print_scaling(con, run.results.meta["sweep"]["scaling"])
     con.print("wrote " + ", ".join(escape(str(f)) for f in files), highlight=False)
     return 0
 

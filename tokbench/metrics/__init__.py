@@ -1,88 +1,61 @@
-"""The metrics tokbench computes: their metadata (``METRICS``) and families.
+"""The metrics tokbench computes: one registry of definitions (``METRICS``) and families.
 
-Metrics are computed together in families (one pass over the encoded corpus
-feeds many metrics); ``--metrics`` accepts metric names or family names.
-Third parties add metric metadata through the ``tokbench.metrics`` entry-point group.
+Each metric is defined once (``tokbench.metrics.definitions``): name, family,
+direction, format, the statistics it needs and its formula. Metrics are computed
+together in families (one pass over the encoded corpus feeds many metrics);
+``--metrics`` accepts metric names or family names. Third parties add metrics through
+the ``tokbench.metrics`` entry-point group: an entry point names a ``MetricInfo`` whose
+``compute`` reads the merged statistics; it is computed, rendered and compared like a
+built-in one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 
-from tokbench.errors import UnknownNameError
-from tokbench.metrics.base import MetricInfo
+from tokbench.errors import TokbenchError, UnknownNameError
+from tokbench.metrics.base import MetricContext, MetricInfo
+from tokbench.metrics.definitions import BUILTIN_METRICS
 from tokbench.registry import Registry
 
 METRICS: Registry[MetricInfo] = Registry("metric", "tokbench.metrics")
-
-_RUST = "Rust et al. 2021, How Good is Your Tokenizer?"
-_PETROV = "Petrov et al. 2023, Language Model Tokenizers Introduce Unfairness Between Languages"
-_ZOUHAR = "Zouhar et al. 2023, Tokenization and the Noiseless Channel"
-
-_INFOS = [
-    # compression
-    MetricInfo("tokens", "lower", "tokens produced", "Σ tokens", decimals=0),
-    MetricInfo("bytes_per_token", "higher", "UTF-8 bytes per token", "Σ bytes / Σ tokens"),
-    MetricInfo("chars_per_token", "higher", "code points per token", "Σ chars / Σ tokens"),
-    # fertility
-    MetricInfo("fertility", "lower", "tokens per word (language's word segmenter)",
-               "Σ tokens / Σ words", _RUST),
-    MetricInfo("continued_words", "lower", "share of words split over two or more tokens",
-               "Σ words covered by ≥2 tokens / Σ words", _RUST),
-    # premium
-    MetricInfo("premium", "lower", "tokens relative to English on the same parallel documents",
-               "Σ tokens(lang) / Σ tokens(eng_Latn), same aligned documents", _PETROV),
-    # round-trip
-    MetricInfo("roundtrip", "higher", "share of documents with decode(encode(x)) == x",
-               "documents round-tripped exactly / documents"),
-    # unknowns
-    MetricInfo("unk_rate", "lower", "unknown tokens per token", "Σ unk tokens / Σ tokens"),
-    MetricInfo("unk_chars", "lower", "share of characters inside unknown tokens",
-               "Σ chars in unk tokens / Σ chars"),
-    MetricInfo("byte_fallback", "lower", "byte-fallback pieces per token",
-               "Σ byte pieces / Σ tokens"),
-    # vocabulary use
-    MetricInfo("vocab_used", "none", "share of the vocabulary seen", "distinct ids / vocab size"),
-    MetricInfo("renyi_efficiency", "higher", "Rényi efficiency of the unigram distribution, α=2.5",
-               "H_2.5(p) / log |V|", _ZOUHAR),
-    # throughput
-    MetricInfo("throughput_mb_s", "higher", "encode speed, one thread (median of repeats)",
-               "MB / s", unit="MB/s", deterministic=False, decimals=2),
-    MetricInfo("throughput_tokens_s", "higher", "tokens encoded per second, one thread",
-               "tokens / s", unit="tok/s", deterministic=False, decimals=0),
-    # numbers
-    MetricInfo("tokens_per_digit", "lower", "tokens covering digit runs per digit",
-               "Σ tokens overlapping digit runs / Σ digits"),
-    MetricInfo("digits_single", "none", "share of digit runs (≥4 digits) cut into single digits",
-               "runs / runs"),
-    MetricInfo("digits_l2r3", "none", "share of digit runs cut in groups of 3 from the left",
-               "runs / runs"),
-    MetricInfo("digits_r2l3", "none", "share of digit runs cut in groups of 3 from the right",
-               "runs / runs"),
-    MetricInfo("digits_other", "none", "share of digit runs cut any other way", "runs / runs"),
-    # the tokenizer itself (suite "vocab")
-    MetricInfo("vocab_size", "none", "declared vocabulary size", decimals=0),
-    MetricInfo("special_tokens", "none", "special (control) tokens", decimals=0),
-    MetricInfo("invalid_utf8_tokens", "none", "tokens whose bytes are not valid UTF-8 alone",
-               decimals=0),
-    MetricInfo("unreachable_tokens", "lower",
-               "tokens t with encode(decode([t])) != [t] (among valid UTF-8 tokens)", decimals=0),
-]
-for _info in _INFOS:
+for _info in BUILTIN_METRICS:
     METRICS.register(_info.name, _info)
 
+
+def all_metrics() -> list[MetricInfo]:
+    """Every registered metric (built-in and from entry points), checked."""
+    out = []
+    for name in METRICS.names():
+        info = METRICS.get(name)
+        if not isinstance(info, MetricInfo):
+            raise TokbenchError(f"metric entry point {name!r} gives {type(info).__name__}, "
+                                "not a tokbench.metrics.MetricInfo")
+        out.append(info)
+    return out
+
+
+class _Families(Mapping[str, tuple[str, ...]]):
+    """family -> the metrics it produces, read from the registry on each use."""
+
+    def _map(self) -> dict[str, tuple[str, ...]]:
+        fams: dict[str, list[str]] = {}
+        for info in all_metrics():
+            fams.setdefault(info.family or info.name, []).append(info.name)
+        return {k: tuple(v) for k, v in fams.items()}
+
+    def __getitem__(self, key: str) -> tuple[str, ...]:
+        return self._map()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._map())
+
+    def __len__(self) -> int:
+        return len(self._map())
+
+
 #: family -> the metrics it produces
-FAMILIES: dict[str, tuple[str, ...]] = {
-    "compression": ("tokens", "bytes_per_token", "chars_per_token"),
-    "fertility": ("fertility", "continued_words"),
-    "premium": ("premium",),
-    "roundtrip": ("roundtrip",),
-    "unknown": ("unk_rate", "unk_chars", "byte_fallback"),
-    "vocab_use": ("vocab_used", "renyi_efficiency"),
-    "throughput": ("throughput_mb_s", "throughput_tokens_s"),
-    "numbers": ("tokens_per_digit", "digits_single", "digits_l2r3", "digits_r2l3", "digits_other"),
-    "tokenizer": ("vocab_size", "special_tokens", "invalid_utf8_tokens", "unreachable_tokens"),
-}
+FAMILIES: Mapping[str, tuple[str, ...]] = _Families()
 
 
 def metric_info(name: str) -> MetricInfo:
@@ -92,24 +65,32 @@ def metric_info(name: str) -> MetricInfo:
     return MetricInfo(name, "none", name)
 
 
+def metrics_of(families: Iterable[str]) -> list[MetricInfo]:
+    """The metrics of ``families``, in registration order."""
+    wanted = set(families)
+    return [m for m in all_metrics() if (m.family or m.name) in wanted]
+
+
 def resolve_families(selection: Iterable[str] | None) -> list[str]:
     """Families needed for a selection of metric or family names (None: all)."""
+    families = dict(FAMILIES)
     if selection is None:
-        return list(FAMILIES)
+        return list(families)
     wanted: list[str] = []
-    by_metric = {m: fam for fam, ms in FAMILIES.items() for m in ms}
+    by_metric = {m: fam for fam, ms in families.items() for m in ms}
     for name in selection:
         name = name.strip()
         if not name:
             continue
         if name in ("all", "*"):
-            return list(FAMILIES)
-        fam = name if name in FAMILIES else by_metric.get(name)
+            return list(families)
+        fam = name if name in families else by_metric.get(name)
         if fam is None:
-            raise UnknownNameError("metric", name, list(FAMILIES) + list(by_metric))
+            raise UnknownNameError("metric", name, list(families) + list(by_metric))
         if fam not in wanted:
             wanted.append(fam)
     return wanted
 
 
-__all__ = ["FAMILIES", "METRICS", "MetricInfo", "metric_info", "resolve_families"]
+__all__ = ["FAMILIES", "METRICS", "MetricContext", "MetricInfo", "all_metrics", "metric_info",
+           "metrics_of", "resolve_families"]

@@ -1,19 +1,62 @@
-"""What a metric is: its name, direction and meaning (used by reports and compare)."""
+"""What a metric is: its name, family, direction, meaning, and its formula.
+
+Each metric is defined in one place: the statistics it needs from the corpus and how its
+value follows from those statistics once every shard's have been merged. Renderers and
+``compare`` read the same definition, so adding a metric touches one module.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Literal
 
 Direction = Literal["higher", "lower", "none"]
 
 
 @dataclass(frozen=True)
+class MetricContext:
+    """Facts about the tokenizer a formula may need besides the corpus statistics."""
+
+    vocab_size: int
+    has_unk: bool
+
+
+#: A formula: merged sums of one (tokenizer, suite, subset) -> the value, or None when
+#: the value is not defined (e.g. nothing to divide by).
+Formula = Callable[["SumsView", MetricContext], "float | int | None"]
+
+
+class SumsView(Mapping[str, int]):
+    """Read-only view of a subset's summed statistics; missing sums read as 0.
+
+    ``histogram`` is the token-id histogram as (ids, counts) arrays when collected.
+    """
+
+    def __init__(self, sums: Mapping[str, int], histogram: tuple[object, object] | None = None
+                 ) -> None:
+        self._sums = sums
+        self.histogram = histogram
+
+    def __getitem__(self, key: str) -> int:
+        return int(self._sums.get(key, 0))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._sums)
+
+    def __len__(self) -> int:
+        return len(self._sums)
+
+
+@dataclass(frozen=True)
 class MetricInfo:
-    """Metadata of one metric.
+    """One metric: metadata and (for corpus metrics) its formula.
 
     ``direction`` says which way is better; ``deterministic`` is False only for
-    timings, whose changes are judged against their measured spread.
+    timings, whose changes are judged against their measured spread. ``needs`` names
+    the statistics (see ``tokbench.metrics.stats.COLLECTORS``) the formula reads, so a
+    run collects only what the chosen metrics need. Metrics without ``compute`` are
+    produced by a dedicated step (premium, throughput, vocabulary facts).
     """
 
     name: str
@@ -24,6 +67,9 @@ class MetricInfo:
     unit: str = ""
     deterministic: bool = True
     decimals: int = 4
+    family: str = ""
+    needs: tuple[str, ...] = ()
+    compute: Formula | None = field(default=None, compare=False, repr=False)
 
     @property
     def arrow(self) -> str:

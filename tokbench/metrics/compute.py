@@ -8,7 +8,6 @@ per-token work is vectorized so the harness costs little next to the encoding.
 from __future__ import annotations
 
 import itertools
-import math
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -17,10 +16,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from tokbench.metrics.base import MetricContext, MetricInfo, SumsView
+from tokbench.metrics.definitions import RENYI_ALPHA, ratio, renyi_from_counts
+from tokbench.metrics.stats import RUN_KINDS, SubsetStats, collectors_for, histogram
+
 if TYPE_CHECKING:
     from tokbench.adapters.base import Tokenizer
 
-RENYI_ALPHA = 2.5
+__all__ = ["RENYI_ALPHA", "ratio"]
+
 DIGIT_RUN = re.compile(r"\d+")
 MIN_CHUNKED_RUN = 4  # digit runs shorter than this say nothing about chunking
 
@@ -321,58 +325,61 @@ def _count_digits(c: DocCounts, layout: SuiteLayout, starts: np.ndarray, ends: n
     np.add.at(c.runs, (doc[pick], cls), 1)
 
 
-def ratio(num: float, den: float) -> float | None:
-    return num / den if den else None
+def subset_sums(c: DocCounts, idx: np.ndarray, collectors: set[str]) -> SubsetStats:
+    """Reduce per-document counts of the documents ``idx`` to sums (ratios come later)."""
+    ok = idx[c.ok[idx]]
+    s: dict[str, int] = {
+        "docs": int(idx.size), "ok": int(ok.size), "failed": int(idx.size - ok.size),
+        "tokens": int(c.tokens[ok].sum()), "bytes": int(c.bytes[ok].sum()),
+        "chars": int(c.chars[ok].sum()), "unk": int(c.unk[ok].sum()),
+        "fallback": int(c.fallback[ok].sum()),
+    }
+    if "decode" in collectors:
+        s["roundtrip"] = int(c.roundtrip[ok].sum())
+    if "words" in collectors:
+        seg = ok[c.words[ok] >= 0]
+        s.update(seg_docs=int(seg.size), seg_tokens=int(c.tokens[seg].sum()),
+                 words=int(c.words[seg].sum()), continued=int(c.continued[seg].sum()))
+    if "unk_spans" in collectors:
+        s["unk_chars"] = int(c.unk_chars[ok].sum())
+    if "digits" in collectors:
+        s["digits"] = int(c.digits[ok].sum())
+        s["digit_tokens"] = int(c.digit_tokens[ok].sum())
+        runs = c.runs[ok].sum(axis=0)
+        s.update({name: int(runs[k]) for k, name in enumerate(RUN_KINDS)})
+    out = SubsetStats(s)
+    if "histogram" in collectors:
+        out.hist_ids, out.hist_counts = histogram(c.ids_of(ok))
+    return out
 
 
 def renyi_efficiency(ids: np.ndarray, vocab_size: int, alpha: float = RENYI_ALPHA) -> float | None:
     """Rényi entropy of the unigram distribution divided by log |V| (Zouhar et al. 2023)."""
-    if ids.size == 0 or vocab_size < 2:
+    if ids.size == 0:
         return None
-    counts = np.bincount(ids).astype(np.float64)
-    p = counts[counts > 0] / ids.size
-    h = math.log(float(np.sum(p ** alpha))) / (1.0 - alpha)
-    return h / math.log(vocab_size)
+    return renyi_from_counts(np.bincount(ids), vocab_size, alpha)
+
+
+def evaluate(stats: SubsetStats, metrics: Sequence[MetricInfo], ctx: MetricContext
+             ) -> dict[str, Any]:
+    """Values of the corpus ``metrics`` from one subset's merged statistics."""
+    view = SumsView(stats.sums, stats.histogram)
+    out: dict[str, Any] = {}
+    for m in metrics:
+        if m.compute is not None:
+            out[m.name] = m.compute(view, ctx)
+    return out
 
 
 def aggregate(c: DocCounts, idx: np.ndarray, families: Sequence[str], vocab_size: int,
               has_unk: bool) -> dict[str, Any]:
     """Metric values over the documents ``idx`` (ratios of sums)."""
-    ok = idx[c.ok[idx]]
-    tokens = int(c.tokens[ok].sum())
-    out: dict[str, Any] = {}
-    if "compression" in families:
-        out["tokens"] = tokens
-        out["bytes_per_token"] = ratio(int(c.bytes[ok].sum()), tokens)
-        out["chars_per_token"] = ratio(int(c.chars[ok].sum()), tokens)
-    if "fertility" in families:
-        seg = ok[c.words[ok] >= 0]
-        if seg.size == ok.size and seg.size:
-            words = int(c.words[seg].sum())
-            out["fertility"] = ratio(int(c.tokens[seg].sum()), words)
-            out["continued_words"] = ratio(int(c.continued[seg].sum()), words)
-    if "roundtrip" in families and ok.size:
-        out["roundtrip"] = float(c.roundtrip[ok].sum()) / ok.size
-    if "unknown" in families:
-        out["unk_rate"] = ratio(int(c.unk[ok].sum()), tokens) if has_unk else 0.0
-        out["unk_chars"] = ratio(int(c.unk_chars[ok].sum()), int(c.chars[ok].sum()))
-        out["byte_fallback"] = ratio(int(c.fallback[ok].sum()), tokens)
-    if "vocab_use" in families:
-        ids = c.ids_of(ok)
-        out["vocab_used"] = ratio(int(np.count_nonzero(np.bincount(ids))) if ids.size else 0,
-                                  vocab_size)
-        out["renyi_efficiency"] = renyi_efficiency(ids, vocab_size)
-    if "numbers" in families:
-        digits = int(c.digits[ok].sum())
-        if digits:
-            out["tokens_per_digit"] = ratio(int(c.digit_tokens[ok].sum()), digits)
-            runs = c.runs[ok].sum(axis=0)
-            total = int(runs.sum())
-            if total:
-                for k, name in enumerate(("digits_single", "digits_l2r3", "digits_r2l3",
-                                          "digits_other")):
-                    out[name] = int(runs[k]) / total
-    return out
+    from tokbench.metrics import metrics_of
+
+    metrics = metrics_of(families)
+    stats = subset_sums(c, idx, collectors_for(n for m in metrics for n in m.needs))
+    values = evaluate(stats, metrics, MetricContext(vocab_size, has_unk))
+    return {k: v for k, v in values.items() if v is not None}
 
 
 def classify_roundtrip(original: str, decoded: str, has_unk: bool) -> dict[str, Any]:

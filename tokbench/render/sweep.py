@@ -152,7 +152,13 @@ def render_sweep_markdown(results: Results, plots: list[str] | None = None) -> s
                       "numbers are not held-out."]
     lines += ["", recommendation_text(sw, len(suites) > 1), ""]
     for p in plots or []:
-        lines.append(f"![{p}]({p})")
+        if "_scaling" not in p:
+            lines.append(f"![{p}]({p})")
+    if "scaling" in sw:
+        from tokbench.render.scaling import scaling_markdown
+
+        lines += ["", *scaling_markdown(sw["scaling"],
+                                        [p for p in plots or [] if "_scaling" in p])]
     lines += ["", "## Cost", "", *cost_lines(sw)]
     lines += ["", "## Bytes per token (higher is better)", ""]
     lines += _series_table(t.bytes_per_token, t.sizes, 3, "language")
@@ -278,6 +284,10 @@ def render_sweep_plots(results: Results, out_dir: str | Path) -> list[Path]:
         _cost_plot(ax, t.sweep)
         fig.tight_layout()
         written.append(_save(plt, fig, out / "sweep_cost.png"))
+    if "scaling" in t.sweep:
+        from tokbench.render.scaling import render_scaling_plots
+
+        written += render_scaling_plots(t.sweep["scaling"], out, "sweep")
     return written
 
 

@@ -36,8 +36,9 @@ from tokbench.suites.builtin import BUILTIN_SUITES, load_builtin
 from tokbench.suites.langs import canonical_lang
 from tokbench.suites.model import Document, Suite
 from tokbench.suites.reading import Options, check_errors
+from tokbench.suites.stream import StreamingSuite
 
-SuiteLoader = Callable[..., Suite]
+SuiteLoader = Callable[..., Suite | StreamingSuite]
 
 SUITES: Registry[SuiteLoader] = Registry("suite", "tokbench.suites")
 for _name in BUILTIN_SUITES:
@@ -79,7 +80,8 @@ def parse_spec(spec: str) -> tuple[str | None, str, dict[str, str]]:
     return scheme.strip(), target, options
 
 
-def _call(loader: SuiteLoader, what: str, *args: Any, **kwargs: Any) -> Suite:
+def _call(loader: SuiteLoader, what: str, *args: Any, **kwargs: Any
+          ) -> Suite | StreamingSuite:
     """Call ``loader`` with the options it accepts: ``errors="strict"`` is left out for a
     loader without an ``errors`` parameter; any other option it lacks is an InputError."""
     try:
@@ -94,12 +96,13 @@ def _call(loader: SuiteLoader, what: str, *args: Any, **kwargs: Any) -> Suite:
         if extra:
             raise InputError(f"{what}: unknown option {extra[0]!r}")
     suite = loader(*args, **kwargs)
-    if not isinstance(suite, Suite):
+    if not isinstance(suite, Suite | StreamingSuite):
         raise TokbenchError(f"{what}: the loader returned {type(suite).__name__}, not a Suite")
     return suite
 
 
-def _select(suite: Suite, options: dict[str, Any], where: str) -> Suite:
+def _select(suite: Suite | StreamingSuite, options: dict[str, Any], where: str
+            ) -> Suite | StreamingSuite:
     """Apply the generic ``languages``, ``domains``, ``limit`` and ``name`` options."""
     opts = Options(where, options)
     languages = opts.get_list("languages")
@@ -109,15 +112,21 @@ def _select(suite: Suite, options: dict[str, Any], where: str) -> Suite:
     opts.finish()
     if languages is None and domains is None and limit is None and name is None:
         return suite
+    if isinstance(suite, StreamingSuite):
+        if limit is None:
+            if languages is not None:
+                languages = [canonical_lang(x, where=f"suite {suite.name!r} option languages")
+                             for x in languages]
+                if not any(f.jsonl for f in suite.files) and suite.lang is None:
+                    _check_present(suite, languages, suite.languages_known())
+            return suite.with_filters(languages, domains, name)
+        suite = suite.materialize()
     docs: list[Document] = suite.documents
     selected: dict[str, Any] = {}
     if languages is not None:
         wanted = [canonical_lang(x, where=f"suite {suite.name!r} option languages")
                   for x in languages]
-        missing = [x for x in wanted if x not in suite.languages()]
-        if missing:
-            raise InputError(f"suite {suite.name!r} has no {missing[0]} documents; it has "
-                             + ", ".join(suite.languages()))
+        _check_present(suite, wanted, suite.languages())
         docs = [d for d in docs if d.lang in wanted]
         selected["languages"] = sorted(wanted)
     if domains is not None:
@@ -142,7 +151,16 @@ def _select(suite: Suite, options: dict[str, Any], where: str) -> Suite:
     return dataclasses.replace(suite, name=name or suite.name, documents=docs, meta=meta)
 
 
-def load_suite(spec: str | Suite, *, errors: str | None = None, **options: Any) -> Suite:
+def _check_present(suite: Suite | StreamingSuite, wanted: list[str], have: list[str]
+                   ) -> None:
+    missing = [x for x in wanted if x not in have]
+    if missing:
+        raise InputError(f"suite {suite.name!r} has no {missing[0]} documents; it has "
+                         + ", ".join(have))
+
+
+def load_suite(spec: str | Suite | StreamingSuite, *, errors: str | None = None,
+               **options: Any) -> Suite | StreamingSuite:
     """Load a suite by built-in name or spec (see the module doc for the syntax).
 
     ``errors``: what to do with invalid UTF-8 in files: ``"strict"`` (default: raise
@@ -150,7 +168,7 @@ def load_suite(spec: str | Suite, *, errors: str | None = None, **options: Any) 
     (leave the document out, counted in ``meta["skipped_invalid"]``). Empty documents
     are left out and counted in ``meta["skipped_empty"]``.
     """
-    if isinstance(spec, Suite):
+    if isinstance(spec, Suite | StreamingSuite):
         return _select(spec, options, f"suite {spec.name!r}")
     scheme, target, query = parse_spec(spec)
     merged: dict[str, Any] = {**query, **options}
@@ -168,6 +186,10 @@ def load_suite(spec: str | Suite, *, errors: str | None = None, **options: Any) 
         loader = SCHEMES.get(scheme)
         suite = _call(loader, f"{scheme}:{target}", target, errors=errors_value, **merged)
     suite = _select(suite, generic, f"suite {spec!r}")
+    if isinstance(suite, StreamingSuite):
+        if suite.nbytes == 0:
+            raise InputError(f"suite {spec!r} has no documents (its files are empty)")
+        return suite
     if not suite.documents:
         skipped = ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in suite.meta.items()
                             if k.startswith("skipped") and v)
@@ -197,12 +219,13 @@ def split_suite_specs(values: Iterable[str] | None) -> list[str]:
     return specs
 
 
-def load_suites(specs: Iterable[str | Suite]) -> tuple[list[Suite], list[dict[str, str]]]:
+def load_suites(specs: Iterable[str | Suite | StreamingSuite]
+                ) -> tuple[list[Suite | StreamingSuite], list[dict[str, str]]]:
     """Load every suite that loads; ``{"suite": spec, "error": message}`` for the rest.
 
     One suite's bad file must not cost the others' results; the caller says which failed.
     """
-    suites: list[Suite] = []
+    suites: list[Suite | StreamingSuite] = []
     failed: list[dict[str, str]] = []
     for spec in specs:
         try:

@@ -57,6 +57,7 @@ _FORMATS: dict[str, dict[str, type | tuple[type, ...]]] = {
     "files": {"files": str, "lang": str},
     "generator": {"generator": str, "seed": int, "count": int},
 }
+_OPTIONAL: dict[str, type | tuple[type, ...]] = {"families": list}
 _REQUIRED = {"parallel-lines": ("files", "pivot"), "jsonl": ("files", "lang"),
              "files": ("files", "lang"), "generator": ("generator", "seed")}
 
@@ -76,7 +77,7 @@ def read_manifest(directory: Path, error: type[TokbenchError] = CorruptFileError
     fmt = manifest.get("format")
     if fmt not in _FORMATS:
         raise error(f"{path}: 'format' must be one of {', '.join(_FORMATS)}, got {fmt!r}")
-    allowed = {**_COMMON, **_FORMATS[fmt]}
+    allowed = {**_COMMON, **_FORMATS[fmt], **_OPTIONAL}
     for key in [*_COMMON, *_REQUIRED[fmt]]:
         if key not in manifest:
             raise error(f"{path}: missing {key!r}")
@@ -279,7 +280,8 @@ def load_manifest_suite(directory: str | Path, *, errors: str = "strict",
     return Suite(name=manifest["name"], version=manifest["version"], documents=docs,
                  parallel=manifest["parallel"], subset_by=manifest["subset_by"],
                  description=manifest["description"],
-                 source=source or "builtin", meta=reader.counts.meta())
+                 source=source or "builtin", meta=reader.counts.meta(),
+                 families=tuple(str(f) for f in manifest.get("families", ())))
 
 
 def load_builtin(name: str, *, errors: str = "strict", **options: Any) -> Suite:

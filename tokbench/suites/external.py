@@ -22,6 +22,7 @@ from tokbench.suites.reading import (
     record_field,
     unique_ids,
 )
+from tokbench.suites.stream import StreamingSuite, file_entry
 
 PIVOT = "eng_Latn"
 FLORES_SPLITS = ("dev", "devtest")
@@ -147,7 +148,8 @@ def _file_lang(path: Path, lang: str | None) -> str:
     return UNDETERMINED
 
 
-def load_text(target: str, *, errors: str = "strict", **options: Any) -> Suite:
+def load_text(target: str, *, errors: str = "strict", **options: Any
+              ) -> Suite | StreamingSuite:
     """A ``.txt`` or ``.jsonl`` file, or a folder of them (searched recursively).
 
     ``.txt``: one document per line (``per_file=true``: one per file); ``.jsonl``: one
@@ -157,6 +159,9 @@ def load_text(target: str, *, errors: str = "strict", **options: Any) -> Suite:
     a record's ``domain``, else the file's stem. ``parallel=true`` reads a folder of
     line-aligned ``<code>.txt`` files (``pivot``: default eng_Latn). ``subset_by``:
     lang | domain (default: lang when there are several languages).
+
+    One document per line or record (the default) gives a ``StreamingSuite``, read
+    shard by shard, so a corpus of any size is evaluated in bounded memory.
     """
     root = _path(target, "text")
     opts = Options(f"text:{target}", options)
@@ -196,6 +201,13 @@ def load_text(target: str, *, errors: str = "strict", **options: Any) -> Suite:
         docs = parallel_lines(reader, by_lang, pivot, domain=domain_opt or "text")
         return _suite(name, docs, reader, source=source, parallel=True,
                       subset_by=subset_by or "lang")
+    if not per_file:
+        entries = [file_entry(path, path.name if root.is_file()
+                              else path.relative_to(root).as_posix(),
+                              _file_lang(path, lang), domain_opt or path.stem)
+                   for path in files]
+        return StreamingSuite(name, entries, source, errors=errors, lang=lang,
+                              domain_opt=domain_opt, subset_option=subset_by)
     docs = []
     for path in files:
         rel = path.name if root.is_file() else path.relative_to(root).as_posix()

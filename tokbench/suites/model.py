@@ -41,6 +41,10 @@ class Suite:
     description: str = ""
     source: str = "builtin"
     meta: dict[str, Any] = field(default_factory=dict)
+    #: metric families measured on this suite even when a run leaves them out elsewhere
+    #: by default (the numbers suite's digit metrics)
+    families: tuple[str, ...] = ()
+    streaming = False
 
     @cached_property
     def sha256(self) -> str:

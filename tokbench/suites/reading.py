@@ -33,7 +33,8 @@ def check_errors(errors: str) -> str:
     return errors
 
 
-def _fix(errors_hint: str) -> str:
+def fix_hint(errors_hint: str) -> str:
+    """How to get past invalid UTF-8: fix it, or the errors= option."""
     return (f"fix the file, or add ?errors=replace to the suite spec (errors=\"replace\" in "
             f"Python) to replace bad bytes with U+FFFD, or ?errors=skip to skip {errors_hint}")
 
@@ -77,23 +78,25 @@ class Reader:
             raise self.error(f"{path}: cannot read: {e.strerror or e}") from None
         return data
 
-    def _bad_utf8(self, path: Path, data: bytes, e: UnicodeDecodeError, base: int,
-                  what: str) -> TokbenchError:
+    def _bad_utf8(self, path: Path | str, data: bytes, e: UnicodeDecodeError, base: int,
+                  what: str, line: int | None = None) -> TokbenchError:
         offset = base + e.start
-        line = data.count(b"\n", 0, e.start) + 1 if base == 0 else None
+        if line is None and base == 0:
+            line = data.count(b"\n", 0, e.start) + 1
         where = f"line {line}, " if line else ""
         bad = data[e.start:e.end].hex(" ")
         return self.error(f"{path}: invalid UTF-8 at byte {offset} ({where}bytes {bad}); "
-                          + _fix(what))
+                          + fix_hint(what))
 
-    def decode(self, path: Path, data: bytes, base: int = 0, what: str = "that document"
-               ) -> str | None:
-        """``data`` (at byte ``base`` of ``path``) as text; None if skipped."""
+    def decode(self, path: Path | str, data: bytes, base: int = 0,
+               what: str = "that document", line: int | None = None) -> str | None:
+        """``data`` (at byte ``base`` of ``path``, on ``line`` if known) as text; None if
+        skipped."""
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError as e:
             if self.errors == "strict":
-                raise self._bad_utf8(path, data, e, base, what) from None
+                raise self._bad_utf8(path, data, e, base, what, line) from None
             if self.errors == "skip":
                 self.counts.skipped_invalid += 1
                 return None
@@ -109,7 +112,7 @@ class Reader:
             if self.errors == "strict":
                 raise self.error(f"{where}: text has a lone surrogate U+{ord(text[e.start]):04X} "
                                  f"at character {e.start}, which is not valid Unicode; "
-                                 + _fix("that document")) from None
+                                 + fix_hint("that document")) from None
             if self.errors == "skip":
                 self.counts.skipped_invalid += 1
                 return None

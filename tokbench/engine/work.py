@@ -1,0 +1,242 @@
+"""One shard through every tokenizer: encode once, decode once, reduce to statistics.
+
+This is the only code that runs in worker processes (local or on a Dask cluster).
+A worker loads each tokenizer of a run once (``Toolkit``) and keeps it for every shard
+it is given; the per-shard layout (joined text, word spans, digit runs) is built once
+and shared by all tokenizers. What comes back is small: mergeable statistics per
+tokenizer (``UnitStats``), never documents or encodings.
+"""
+
+from __future__ import annotations
+
+import platform
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+
+from tokbench.constants import ALL
+from tokbench.metrics.compute import (
+    SuiteLayout,
+    TokenTable,
+    classify_roundtrip,
+    measure_documents,
+    subset_sums,
+)
+from tokbench.metrics.stats import UnitStats, bound_failures
+from tokbench.suites.model import Document
+
+if TYPE_CHECKING:
+    from tokbench.adapters.base import Tokenizer
+
+
+class ShardSource(Protocol):
+    """Where a shard's documents come from; picklable, readable in any process."""
+
+    @property
+    def nbytes(self) -> int: ...
+
+    def read(self) -> tuple[list[Document], dict[str, int]]: ...
+
+
+@dataclass(frozen=True)
+class InlineDocs:
+    """A slice of an in-memory suite, carried with the task."""
+
+    documents: tuple[Document, ...]
+    nbytes: int
+
+    def read(self) -> tuple[list[Document], dict[str, int]]:
+        return list(self.documents), {}
+
+
+@dataclass(frozen=True)
+class ShardTask:
+    """What a worker needs to process one shard.
+
+    ``subset_by`` is ``lang``, ``domain`` or ``both`` (a streaming suite whose breakdown
+    is decided once its languages are known; keys are then ``lang:X`` / ``domain:X``).
+    """
+
+    run_id: str
+    suite: str
+    index: int
+    source: ShardSource
+    tokenizers: tuple[str, ...]
+    collectors: frozenset[str]
+    subset_by: str
+    parallel: bool
+    threads: int = 1
+
+    @property
+    def nbytes(self) -> int:
+        return self.source.nbytes
+
+
+@dataclass
+class ShardResult:
+    """A shard's statistics per tokenizer, plus what reading it counted."""
+
+    suite: str
+    index: int
+    nbytes: int
+    stats: dict[str, UnitStats]
+    counts: dict[str, int]
+    languages: list[str]
+    segmenters: dict[str, str | None] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
+    host: str = ""
+
+
+class Toolkit:
+    """The loaded tokenizers of one run in this process, by name, with their tables."""
+
+    def __init__(self, tokenizers: Sequence[tuple[str, Tokenizer]]) -> None:
+        self.tokenizers = {name: tok for name, tok in tokenizers}
+        self.tables = {name: TokenTable(tok) for name, tok in tokenizers}
+
+
+_TOOLKITS: dict[str, Toolkit] = {}
+_LOCK = threading.Lock()
+
+
+def install(run_id: str, tokenizers: Sequence[tuple[str, Tokenizer]]) -> None:
+    """Make already loaded tokenizers available to ``process_shard`` in this process."""
+    with _LOCK:
+        _TOOLKITS[run_id] = Toolkit(tokenizers)
+
+
+def install_from_specs(run_id: str, payload: Sequence[tuple[str, object]]) -> None:
+    """Load a run's tokenizers in a worker: ``payload`` holds (name, spec or object)."""
+    with _LOCK:
+        if run_id in _TOOLKITS:
+            return
+        from tokbench.loader import load_tokenizer
+
+        loaded = [(name, load_tokenizer(spec) if isinstance(spec, str) else spec)
+                  for name, spec in payload]
+        _TOOLKITS.clear()  # one run at a time per worker: free the previous run's
+        _TOOLKITS[run_id] = Toolkit(loaded)  # type: ignore[arg-type]
+
+
+def process_shard(task: ShardTask) -> ShardResult:
+    """Read, encode, decode and measure one shard with every tokenizer of the run."""
+    toolkit = _TOOLKITS.get(task.run_id)
+    if toolkit is None:
+        raise RuntimeError(f"tokenizers of run {task.run_id} are not loaded in this worker")
+    timings: dict[str, float] = {}
+    t0 = time.perf_counter()
+    docs, counts = task.source.read()
+    timings["read"] = time.perf_counter() - t0
+    texts = [d.text for d in docs]
+    layout, segmenters = _layout(docs, task.collectors, timings)
+    groups = _groups(docs, task.subset_by)
+    stats = {}
+    for name in task.tokenizers:
+        stats[name] = _measure(task, docs, texts, layout, groups, toolkit.tokenizers[name],
+                               toolkit.tables[name], name, timings)
+    return ShardResult(task.suite, task.index, task.nbytes, stats, counts,
+                       sorted({d.lang for d in docs}), segmenters, timings, platform.node())
+
+
+def _layout(docs: list[Document], collectors: frozenset[str], timings: dict[str, float]
+            ) -> tuple[SuiteLayout, dict[str, str | None]]:
+    t0 = time.perf_counter()
+    spans = None
+    segmenters: dict[str, str | None] = {}
+    if "words" in collectors:
+        from tokbench.words import segment_documents, segmenter_for
+
+        for lang in dict.fromkeys(d.lang for d in docs):
+            seg = segmenter_for(lang)
+            segmenters[lang] = f"{seg.name} ({seg.version})" if seg else None
+        spans = segment_documents(docs)
+    layout = SuiteLayout.build([d.text for d in docs], spans, "digits" in collectors)
+    timings["words"] = time.perf_counter() - t0
+    return layout, segmenters
+
+
+def _groups(docs: list[Document], subset_by: str) -> dict[str, np.ndarray]:
+    """Document indexes of every subset (and ``all``)."""
+    groups: dict[str, list[int]] = {}
+    for i, d in enumerate(docs):
+        if subset_by == "both":
+            groups.setdefault(f"lang:{d.lang}", []).append(i)
+            groups.setdefault(f"domain:{d.domain}", []).append(i)
+        else:
+            groups.setdefault(d.lang if subset_by == "lang" else d.domain, []).append(i)
+    out = {ALL: np.arange(len(docs), dtype=np.int64)}
+    out.update({k: np.asarray(v, dtype=np.int64) for k, v in groups.items()})
+    return out
+
+
+def encode_all(tok: Tokenizer, texts: list[str], threads: int = 1
+               ) -> tuple[list[list[int] | None], list[tuple[int, str]]]:
+    """Encode every text; a text the tokenizer raises on is recorded, the rest go on."""
+    try:
+        return list(tok.encode_batch(texts, threads=threads)), []
+    except Exception:  # find the bad documents one by one
+        out: list[list[int] | None] = []
+        errors: list[tuple[int, str]] = []
+        for i, t in enumerate(texts):
+            try:
+                out.append(tok.encode(t))
+            except Exception as e:
+                out.append(None)
+                errors.append((i, f"{type(e).__name__}: {e}"))
+        return out, errors
+
+
+def _measure(task: ShardTask, docs: list[Document], texts: list[str], layout: SuiteLayout,
+             groups: dict[str, np.ndarray], tok: Tokenizer, table: TokenTable, name: str,
+             timings: dict[str, float]) -> UnitStats:
+    t0 = time.perf_counter()
+    encodings, errors = encode_all(tok, texts, task.threads)
+    timings["encode"] = timings.get("encode", 0.0) + time.perf_counter() - t0
+
+    def failure(i: int, **detail: Any) -> dict[str, Any]:
+        return {"tokenizer": name, "suite": task.suite, "doc_id": docs[i].id,
+                "_shard": task.index, "_pos": i, **detail}
+
+    failures = [failure(i, kind="error", error=msg) for i, msg in errors]
+    decoded: list[str | None] | None = None
+    if "decode" in task.collectors:
+        t0 = time.perf_counter()
+        decoded = []
+        for i, e in enumerate(encodings):
+            if e is None:
+                decoded.append(None)
+                continue
+            try:
+                decoded.append(tok.decode(e))
+            except Exception as ex:
+                decoded.append(None)
+                failures.append(failure(i, kind="error",
+                                        error=f"decode: {type(ex).__name__}: {ex}"))
+        timings["decode"] = timings.get("decode", 0.0) + time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    counts = measure_documents(table, texts, encodings, decoded, None,
+                               numbers="digits" in task.collectors, layout=layout)
+    if decoded is not None:
+        for i in np.flatnonzero(counts.ok & ~counts.roundtrip).tolist():
+            got = decoded[i]
+            if got is not None:
+                failures.append(failure(i, lang=docs[i].lang, **classify_roundtrip(
+                    texts[i], got, bool(counts.unk[i]))))
+    out = UnitStats()
+    for subset, idx in groups.items():
+        out.subsets[subset] = subset_sums(counts, idx, set(task.collectors))
+    if task.parallel and "premium" in task.collectors:
+        for i, d in enumerate(docs):
+            if d.align is not None and counts.ok[i]:
+                out.aligned.setdefault(d.lang, {})[d.align] = int(counts.tokens[i])
+    for f in failures:
+        kind = str(f["kind"])
+        out.failure_counts[kind] = out.failure_counts.get(kind, 0) + 1
+    out.failures = bound_failures(failures)
+    timings["measure"] = timings.get("measure", 0.0) + time.perf_counter() - t0
+    return out

@@ -1,0 +1,127 @@
+"""Every built-in metric, defined once: metadata, the statistics it needs, its formula.
+
+Formulas read the merged statistics of one (tokenizer, suite, subset) (see
+``tokbench.metrics.stats``) and return None where a value is not defined. All corpus
+metrics are ratios of sums, never means of per-document ratios.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from tokbench.metrics.base import MetricContext, MetricInfo, SumsView
+
+RENYI_ALPHA = 2.5
+
+_RUST = "Rust et al. 2021, How Good is Your Tokenizer?"
+_PETROV = "Petrov et al. 2023, Language Model Tokenizers Introduce Unfairness Between Languages"
+_ZOUHAR = "Zouhar et al. 2023, Tokenization and the Noiseless Channel"
+
+
+def ratio(num: float, den: float) -> float | None:
+    """``num / den``, or None when there is nothing to divide by."""
+    return num / den if den else None
+
+
+def renyi_from_counts(counts: np.ndarray, vocab_size: int, alpha: float = RENYI_ALPHA
+                      ) -> float | None:
+    """Rényi entropy of the unigram distribution given by ``counts``, over log |V|."""
+    counts = counts[counts > 0].astype(np.float64)
+    total = counts.sum()
+    if total == 0 or vocab_size < 2:
+        return None
+    p = counts / total
+    h = math.log(float(np.sum(p ** alpha))) / (1.0 - alpha)
+    return h / math.log(vocab_size)
+
+
+def _segmented(s: SumsView) -> bool:
+    """Fertility is defined when every encoded document of the subset has a segmenter."""
+    return s["seg_docs"] == s["ok"] and s["seg_docs"] > 0
+
+
+def _vocab_used(s: SumsView, ctx: MetricContext) -> float | None:
+    hist = s.histogram
+    return ratio(0 if hist is None else len(hist[0]), ctx.vocab_size)  # type: ignore[arg-type]
+
+
+def _renyi(s: SumsView, ctx: MetricContext) -> float | None:
+    hist = s.histogram
+    if hist is None:
+        return None
+    return renyi_from_counts(np.asarray(hist[1]), ctx.vocab_size)
+
+
+def _run_share(kind: str) -> object:
+    def share(s: SumsView, ctx: MetricContext) -> float | None:
+        total = s["runs_single"] + s["runs_l2r3"] + s["runs_r2l3"] + s["runs_other"]
+        return s[kind] / total if s["digits"] and total else None
+    return share
+
+
+def _m(name: str, family: str, direction: str, description: str, formula: str = "",
+       **kw: object) -> MetricInfo:
+    return MetricInfo(name, direction, description, formula, family=family,  # type: ignore[arg-type]
+                      **kw)  # type: ignore[arg-type]
+
+
+BUILTIN_METRICS: list[MetricInfo] = [
+    _m("tokens", "compression", "lower", "tokens produced", "Σ tokens", decimals=0,
+       needs=("tokens",), compute=lambda s, c: s["tokens"]),
+    _m("bytes_per_token", "compression", "higher", "UTF-8 bytes per token",
+       "Σ bytes / Σ tokens", needs=("bytes", "tokens"),
+       compute=lambda s, c: ratio(s["bytes"], s["tokens"])),
+    _m("chars_per_token", "compression", "higher", "code points per token",
+       "Σ chars / Σ tokens", needs=("chars", "tokens"),
+       compute=lambda s, c: ratio(s["chars"], s["tokens"])),
+    _m("fertility", "fertility", "lower", "tokens per word (language's word segmenter)",
+       "Σ tokens / Σ words", citation=_RUST, needs=("seg_tokens", "words"),
+       compute=lambda s, c: ratio(s["seg_tokens"], s["words"]) if _segmented(s) else None),
+    _m("continued_words", "fertility", "lower", "share of words split over two or more tokens",
+       "Σ words covered by ≥2 tokens / Σ words", citation=_RUST, needs=("continued", "words"),
+       compute=lambda s, c: ratio(s["continued"], s["words"]) if _segmented(s) else None),
+    _m("premium", "premium", "lower", "tokens relative to English on the same parallel documents",
+       "Σ tokens(lang) / Σ tokens(eng_Latn), same aligned documents", citation=_PETROV,
+       needs=("aligned_tokens",)),
+    _m("roundtrip", "roundtrip", "higher", "share of documents with decode(encode(x)) == x",
+       "documents round-tripped exactly / documents", needs=("roundtrip",),
+       compute=lambda s, c: s["roundtrip"] / s["ok"] if s["ok"] else None),
+    _m("unk_rate", "unknown", "lower", "unknown tokens per token", "Σ unk tokens / Σ tokens",
+       needs=("unk", "tokens"),
+       compute=lambda s, c: ratio(s["unk"], s["tokens"]) if c.has_unk else 0.0),
+    _m("unk_chars", "unknown", "lower", "share of characters inside unknown tokens",
+       "Σ chars in unk tokens / Σ chars", needs=("unk_chars", "chars"),
+       compute=lambda s, c: ratio(s["unk_chars"], s["chars"])),
+    _m("byte_fallback", "unknown", "lower", "byte-fallback pieces per token",
+       "Σ byte pieces / Σ tokens", needs=("fallback", "tokens"),
+       compute=lambda s, c: ratio(s["fallback"], s["tokens"])),
+    _m("vocab_used", "vocab_use", "none", "share of the vocabulary seen",
+       "distinct ids / vocab size", needs=("histogram",), compute=_vocab_used),
+    _m("renyi_efficiency", "vocab_use", "higher",
+       "Rényi efficiency of the unigram distribution, α=2.5", "H_2.5(p) / log |V|",
+       citation=_ZOUHAR, needs=("histogram",), compute=_renyi),
+    _m("throughput_mb_s", "throughput", "higher", "encode speed, one thread (median of repeats)",
+       "MB / s", unit="MB/s", deterministic=False, decimals=2),
+    _m("throughput_tokens_s", "throughput", "higher", "tokens encoded per second, one thread",
+       "tokens / s", unit="tok/s", deterministic=False, decimals=0),
+    _m("tokens_per_digit", "numbers", "lower", "tokens covering digit runs per digit",
+       "Σ tokens overlapping digit runs / Σ digits", needs=("digits", "digit_tokens"),
+       compute=lambda s, c: ratio(s["digit_tokens"], s["digits"]) if s["digits"] else None),
+    _m("digits_single", "numbers", "none",
+       "share of digit runs (≥4 digits) cut into single digits", "runs / runs",
+       needs=("runs_single",), compute=_run_share("runs_single")),
+    _m("digits_l2r3", "numbers", "none", "share of digit runs cut in groups of 3 from the left",
+       "runs / runs", needs=("runs_l2r3",), compute=_run_share("runs_l2r3")),
+    _m("digits_r2l3", "numbers", "none", "share of digit runs cut in groups of 3 from the right",
+       "runs / runs", needs=("runs_r2l3",), compute=_run_share("runs_r2l3")),
+    _m("digits_other", "numbers", "none", "share of digit runs cut any other way",
+       "runs / runs", needs=("runs_other",), compute=_run_share("runs_other")),
+    _m("vocab_size", "tokenizer", "none", "declared vocabulary size", decimals=0),
+    _m("special_tokens", "tokenizer", "none", "special (control) tokens", decimals=0),
+    _m("invalid_utf8_tokens", "tokenizer", "none",
+       "tokens whose bytes are not valid UTF-8 alone", decimals=0),
+    _m("unreachable_tokens", "tokenizer", "lower",
+       "tokens t with encode(decode([t])) != [t] (among valid UTF-8 tokens)", decimals=0),
+]

@@ -1,0 +1,153 @@
+"""Mergeable statistics: what one shard of a corpus contributes to every metric.
+
+A shard's encodings are reduced to sums and counts per (tokenizer, suite, subset), a
+sparse token-id histogram, per-aligned-document token counts for parallel suites and a
+bounded list of example failures. Merging two shards' statistics is addition, so the
+order of shards and how a corpus is split never changes a result; metric formulas
+(``tokbench.metrics.definitions``) read only these merged statistics.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+#: Work a shard does beyond encoding, and the statistics each produces. ``counts`` is
+#: always done; the others only when a chosen metric ``needs`` one of their statistics.
+COLLECTORS: dict[str, tuple[str, ...]] = {
+    "counts": ("docs", "ok", "failed", "tokens", "bytes", "chars", "unk", "fallback"),
+    "decode": ("roundtrip",),
+    "words": ("seg_docs", "seg_tokens", "words", "continued"),
+    "unk_spans": ("unk_chars",),
+    "digits": ("digits", "digit_tokens", "runs_single", "runs_l2r3", "runs_r2l3",
+               "runs_other"),
+    "histogram": ("histogram",),
+    "premium": ("aligned_tokens",),
+}
+STAT_COLLECTOR = {stat: name for name, stats in COLLECTORS.items() for stat in stats}
+RUN_KINDS = ("runs_single", "runs_l2r3", "runs_r2l3", "runs_other")
+
+#: at most this many example failures of each kind are kept per (tokenizer, suite);
+#: the total count is always kept
+MAX_FAILURE_EXAMPLES = 1000
+
+
+def collectors_for(needs: Iterable[str]) -> set[str]:
+    """The collectors that produce the statistics ``needs`` (``counts`` always)."""
+    out = {"counts"}
+    for stat in needs:
+        out.add(STAT_COLLECTOR.get(stat, "counts"))
+    return out
+
+
+@dataclass
+class SubsetStats:
+    """Summed statistics of one subset; ``hist_ids``/``hist_counts`` a sparse histogram."""
+
+    sums: dict[str, int] = field(default_factory=dict)
+    hist_ids: np.ndarray | None = None
+    hist_counts: np.ndarray | None = None
+
+    def add(self, other: SubsetStats) -> None:
+        for k, v in other.sums.items():
+            self.sums[k] = self.sums.get(k, 0) + v
+        theirs = other.histogram
+        if theirs is not None:
+            mine = self.histogram
+            self.hist_ids, self.hist_counts = theirs if mine is None else merge_histograms(
+                mine, theirs)
+
+    @property
+    def histogram(self) -> tuple[np.ndarray, np.ndarray] | None:
+        if self.hist_ids is None or self.hist_counts is None:
+            return None
+        return self.hist_ids, self.hist_counts
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"sums": dict(sorted(self.sums.items()))}
+        if self.hist_ids is not None and self.hist_counts is not None:
+            d["hist"] = [self.hist_ids.tolist(), self.hist_counts.tolist()]
+        return d
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> SubsetStats:
+        hist = d.get("hist")
+        ids = counts = None
+        if hist is not None:
+            ids = np.asarray(hist[0], dtype=np.int64)
+            counts = np.asarray(hist[1], dtype=np.int64)
+        return cls({k: int(v) for k, v in d["sums"].items()}, ids, counts)
+
+
+def merge_histograms(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """Sum two sparse histograms (sorted unique ids, counts)."""
+    ids = np.concatenate([a[0], b[0]])
+    counts = np.concatenate([a[1], b[1]])
+    uniq, inverse = np.unique(ids, return_inverse=True)
+    total = np.zeros(uniq.size, dtype=np.int64)
+    np.add.at(total, inverse, counts)
+    return uniq, total
+
+
+def histogram(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sparse histogram of token ids."""
+    uniq, counts = np.unique(ids, return_counts=True)
+    return uniq.astype(np.int64), counts.astype(np.int64)
+
+
+@dataclass
+class UnitStats:
+    """Everything one tokenizer's pass over (part of) a suite contributes.
+
+    ``aligned`` maps language -> alignment key -> tokens, for parallel suites only
+    (premium compares languages on the aligned documents they share). ``failures``
+    keeps at most ``MAX_FAILURE_EXAMPLES`` examples per kind, ordered by (shard,
+    position), and ``failure_counts`` the totals.
+    """
+
+    subsets: dict[str, SubsetStats] = field(default_factory=dict)
+    aligned: dict[str, dict[str, int]] = field(default_factory=dict)
+    failures: list[dict[str, Any]] = field(default_factory=list)
+    failure_counts: dict[str, int] = field(default_factory=dict)
+
+    def merge(self, other: UnitStats) -> UnitStats:
+        """Add ``other`` into this one (in place) and return it."""
+        for name, stats in other.subsets.items():
+            self.subsets.setdefault(name, SubsetStats()).add(stats)
+        for lang, counts in other.aligned.items():
+            mine = self.aligned.setdefault(lang, {})
+            for key, n in counts.items():
+                mine[key] = mine.get(key, 0) + n
+        for kind, n in other.failure_counts.items():
+            self.failure_counts[kind] = self.failure_counts.get(kind, 0) + n
+        if other.failures:
+            self.failures = bound_failures(self.failures + other.failures)
+        return self
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"subsets": {k: v.to_dict() for k, v in sorted(self.subsets.items())},
+                "aligned": {k: dict(v) for k, v in sorted(self.aligned.items())},
+                "failures": self.failures, "failure_counts": dict(self.failure_counts)}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> UnitStats:
+        return cls({k: SubsetStats.from_dict(v) for k, v in d["subsets"].items()},
+                   {k: {a: int(n) for a, n in v.items()} for k, v in d["aligned"].items()},
+                   list(d["failures"]), {k: int(v) for k, v in d["failure_counts"].items()})
+
+
+def bound_failures(failures: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Keep the first ``MAX_FAILURE_EXAMPLES`` of each kind, in (shard, position) order."""
+    failures = sorted(failures, key=lambda f: (f.get("_shard", 0), f.get("_pos", 0)))
+    seen: dict[str, int] = {}
+    kept = []
+    for f in failures:
+        kind = str(f.get("kind", ""))
+        seen[kind] = seen.get(kind, 0) + 1
+        if seen[kind] <= MAX_FAILURE_EXAMPLES:
+            kept.append(f)
+    return kept
