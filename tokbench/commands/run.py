@@ -102,7 +102,10 @@ def main(args: argparse.Namespace) -> int:
         os.environ["TOKBENCH_OFFLINE"] = "1"
     with OutputFolder(out) as folder:  # a second run into OUT stops here, naming this one
         source = folder.resume_source() if args.resume else None
-        resume = Results.load(source) if source is not None else None
+        # an empty Results still resumes the finished shards of a run killed before its
+        # first finished unit
+        resume = Results.load(source) if source is not None else (
+            Results() if args.resume else None)
 
         tokenizers = conf.get("tokenizers")
         if tokenizers is not None:
