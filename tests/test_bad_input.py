@@ -415,6 +415,9 @@ CASES: list[Case] = [
     Case("tokenizer-path-of-unknown-user", ["run", "-t", "~nosuchuser0/tok.json", "-s",
                                             "unicode", *FAST, "-o", "out"],
          says="no tokenizer '~nosuchuser0/tok.json'"),
+    Case("tokenizer-path-of-undecodable-user", ["run", "-t", "~\udcff/tok.json", "-s",
+                                                "unicode", *FAST, "-o", "out"],
+         says="no tokenizer"),  # a non-UTF-8 argv byte arrives as a lone surrogate
     Case("suite-path-of-unknown-user", ["run", "-t", "bytes", "-s", "text:~nosuchuser0/x.txt",
                                         *FAST, "-o", "out"],
          says="no such file or folder"),

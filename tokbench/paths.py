@@ -7,12 +7,13 @@ from pathlib import Path
 
 
 def user_path(text: str | os.PathLike[str]) -> Path:
-    """``text`` as a path with ``~`` expanded; ``~nobody`` (an unknown user) stays as it is
-    (``Path.expanduser`` would raise RuntimeError), so it is then simply not found."""
+    """``text`` as a path with ``~`` expanded; ``~nobody`` (an unknown user, or a name no
+    user can have: a NUL byte, a lone surrogate) stays as it is (``Path.expanduser``
+    would raise RuntimeError or ValueError), so it is then simply not found."""
     path = Path(text)
     try:
         return path.expanduser()
-    except RuntimeError:
+    except (RuntimeError, ValueError):
         return path
 
 
