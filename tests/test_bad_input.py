@@ -1,21 +1,21 @@
-"""The catalogue of bad and careless inputs: each one gives a clear outcome, never a traceback.
+"""Bad inputs, in tables that only grow: each gives one ``TokbenchError`` line naming what and
+the fix (``ROWS``: library calls; ``CLI_ROWS``: command lines, exit code 2, no traceback).
 
-One row per case (``CASES``): files to create, commands to run first, the command (CLI argv,
-or a Python callable for library-level cases) with the exit code and a phrase it must say,
-and optionally a check of what is on disk afterwards. Rows are only ever added.
-
-CLI rows run ``tokbench.cli.main`` in a fresh temporary folder (the current directory), with
-``$TOKBENCH_CACHE`` pointing to an empty cache there and history off unless the row says
-otherwise. A callable row passes when it raises a ``TokbenchError`` containing ``says``
-(``exit=2``) or returns normally (``exit=0``).
+``CASES`` (issue 11: hostile and careless uses) are fuller rows: files to create, commands to
+run first, the command (CLI argv, or a Python callable) with its exit code and a phrase it must
+say, and optionally a check of what is on disk afterwards. They run in a fresh temporary folder
+(the current directory) with ``$TOKBENCH_CACHE`` an empty cache there; a callable row passes
+when it raises a ``TokbenchError`` containing ``says`` (``exit=2``) or returns (``exit=0``).
 """
 
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
 import stat
+import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,10 +24,157 @@ from typing import Any
 import pytest
 
 from tokbench.cli import main
-from tokbench.errors import TokbenchError
+from tokbench.errors import (
+    CorruptFileError,
+    HashMismatchError,
+    InputError,
+    SourceError,
+    TokbenchError,
+    UnknownNameError,
+)
+from tokbench.sources import FetchSession, FolderSource
+
+
+def _zip(member: str, data: bytes) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr(member, data)
+    return buf.getvalue()
+
+
+def _recipe(name: str, content: bytes, **params: str) -> Callable[[Path], Any]:
+    def run(tmp: Path) -> Any:
+        from tokbench.derived import RECIPES
+
+        path = tmp / "input"
+        path.write_bytes(content)
+        return b"".join(RECIPES[name]([path], params, lambda m: None))
+    return run
+
+
+def _wordpiece(content: bytes | None, **options: Any) -> Callable[[Path], Any]:
+    def run(tmp: Path) -> Any:
+        from tokbench.adapters.wordpiece import load
+
+        path = tmp / "vocab.txt"
+        if content is not None:
+            path.write_bytes(content)
+        return load(path, name="wp", **options)
+    return run
+
+
+def _folder(env: str | None, content: bytes = b"[UNK]\n") -> Callable[[Path], Any]:
+    def run(tmp: Path) -> Any:
+        (tmp / "tok").mkdir()
+        (tmp / "tok" / "vocab.txt").write_bytes(content)
+        mp = pytest.MonkeyPatch()
+        try:
+            if env is None:
+                mp.delenv("TOKBENCH_TOKENIZER_DIR", raising=False)
+            else:
+                mp.setenv("TOKBENCH_TOKENIZER_DIR", str(tmp) if env == "TMP" else env)
+            with FetchSession(tmp / "cache", offline=True) as s:
+                return FolderSource("tok", "vocab.txt", "0" * 64).fetch(s)
+        finally:
+            mp.undo()
+    return run
+
+
+def _preset(name: str) -> Callable[[Path], Any]:
+    def run(tmp: Path) -> Any:
+        from tokbench.presets import get_preset
+
+        return get_preset(name)
+    return run
+
+
+ROWS: list[tuple[str, Callable[[Path], Any], type[TokbenchError], str]] = [
+    ("C array not in the header", _recipe("c-byte-array", b"static const unsigned char a[] = "
+                                                         b"{ 0x41 };", symbol="b"),
+     SourceError, "input defines no byte array 'b'"),
+    ("C array with a non-hex element", _recipe("c-byte-array", b"static const unsigned char "
+                                                              b"a[] = { 0x41, 'B' };",
+                                               symbol="a"),
+     CorruptFileError, r"input: a holds more than 0x\.\. bytes"),
+    ("zip without the member", _recipe("unzip", _zip("vocab.json", b"{}"),
+                                       member="tokenizer.json"),
+     SourceError, "input holds no 'tokenizer.json'"),
+    ("not a zip file", _recipe("unzip", b"plain text", member="tokenizer.json"),
+     CorruptFileError, "input is not a readable zip file"),
+    ("vocab.txt without [UNK]", _wordpiece(b"hello\nworld\n"),
+     CorruptFileError, r"vocab\.txt: no \[UNK\] line; not a BERT vocab\.txt"),
+    ("vocab.txt not UTF-8", _wordpiece(b"[UNK]\n\xff\xfe\n"),
+     CorruptFileError, r"vocab\.txt is not UTF-8"),
+    ("no vocab.txt", _wordpiece(None), InputError, r"no such vocab\.txt"),
+    ("unknown wordpiece option", _wordpiece(b"[UNK]\n", lowercase_all=True),
+     InputError, "wordpiece adapter: unknown option.*lowercase_all; accepted: lowercase"),
+    ("tokenizer folder variable unset", _folder(None),
+     SourceError, r"\$TOKBENCH_TOKENIZER_DIR is not set"),
+    ("tokenizer folder without the files", _folder("/no/such/dir"),
+     SourceError, r"no /no/such/dir/tok/vocab\.txt"),
+    ("tokenizer folder with other files", _folder("TMP"),
+     HashMismatchError, r"vocab\.txt: sha256 mismatch, expected 0{64}"),
+    ("unknown preset", _preset("japanes"), UnknownNameError,
+     "unknown preset 'japanes'; did you mean 'japanese'"),
+]
+
+
+@pytest.mark.parametrize("what,call,error,message", ROWS, ids=[r[0] for r in ROWS])
+def test_bad_input(what: str, call: Callable[[Path], Any], error: type[TokbenchError],
+                   message: str, tmp_path: Path) -> None:
+    with pytest.raises(error, match=message) as e:
+        call(tmp_path)
+    assert "\n" not in str(e.value)
+
+
+# -- command lines ---------------------------------------------------------------------
+
+SWEEP = ["sweep", "--corpus", "multilingual", "--sizes", "1k,2k,4k"]
+
+CLI_ROWS = [
+    # compute-optimal vocabulary size (Tao et al. 2024): sweep --model-params, recommend
+    ([*SWEEP, "--model-params=-7e9"], "--model-params -7e+09 is not a model size"),
+    ([*SWEEP, "--model-params", "1e20"], "--model-params 1e+20 is not a model size"),
+    ([*SWEEP, "--model-params", "seven"], "--model-params 'seven' is not a number like 7e9"),
+    (["sweep", "--corpus", "multilingual", "--sizes", "1k,2k", "--model-params", "7e9"],
+     "needs at least 3; --sizes has 2"),
+    ([*SWEEP, "--model-params", "7e9", "--flops", "1e40"],
+     "--flops 1e+40 is not a training budget"),
+    ([*SWEEP, "--flops", "1e22"], "--flops needs --model-params"),
+    ([*SWEEP, "--model-params", "7e9", "--d-model", "0"], "--d-model 0 is not a model width"),
+    ([*SWEEP, "--model-params", "7e9", "--metrics", "fertility"],
+     "needs tokens per character: add compression to --metrics"),
+    (["recommend", "--model-params", "0"], "--model-params 0 is not a model size"),
+    (["recommend", "--model-params", "7B", "--sweep", "{tmp}/missing.json"],
+     "no such results file"),
+    # fertility conventions and verify (issue 10)
+    (["run", "-t", "bytes", "-s", "numbers", "--fertility", "alone/sentences", "--no-history",
+      "-o", "{tmp}/run"], "fertility convention 'alone/sentences': expected ENCODING/WORDS"),
+    (["run", "-t", "bytes", "-s", "numbers", "--fertility", "isolated", "--no-history",
+      "-o", "{tmp}/run"], "ENCODING one of context, alone, alone_space"),
+    (["verify", "{tmp}/nonexistent"], "nonexistent: no such results file; pass a results.json"),
+]
+
+
+@pytest.mark.parametrize("argv,message", CLI_ROWS, ids=[" ".join(r[0][:1] + r[0][-2:])
+                                                    for r in CLI_ROWS])
+def test_bad_command_line_is_one_line(argv: list[str], message: str, tmp_path: Path,
+                               capsys: pytest.CaptureFixture[str]) -> None:
+    from tokbench.cli import main
+
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    if argv[0] == "sweep":
+        argv += ["--out", str(tmp_path / "out")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("tokbench: error:") and "\n" not in err, err
+    assert message in err
+    assert not (tmp_path / "out" / "tokenizers").exists()  # refused before any training
+
+
+# -- issue 11: hostile and careless uses ------------------------------------------------------
 
 FAST = ["--no-history", "--repeats", "1", "-m", "compression", "--no-html"]
-SWEEP = ["sweep", "--corpus", "multilingual", "--sizes", "1k,2k,4k", "--out", "out"]
 BYTES_ON_UNICODE = ["run", "-t", "bytes", "-s", "unicode", *FAST]
 
 
@@ -195,10 +342,6 @@ def _report_escapes_names(tmp: Path, out: str) -> None:
     assert "<b>" not in md and "&lt;b&gt;x&lt;/b&gt;" in md
 
 
-def _nothing_trained(tmp: Path, out: str) -> None:
-    assert not (tmp / "out" / "tokenizers").exists()  # refused before any training
-
-
 def _left_out_shown(tmp: Path, out: str) -> None:
     suite = _results("out")(tmp)["meta"]["suites"]["text:bad"]
     assert suite["left_out"] == {"replaced_invalid": 1}
@@ -240,30 +383,6 @@ def _write_into_unwritable_cache(tmp: Path) -> None:
 # -- the catalogue --------------------------------------------------------------------------------
 
 CASES: list[Case] = [
-    # compute-optimal vocabulary size (Tao et al. 2024): sweep --model-params, recommend
-    Case("sweep-model-params-negative", [*SWEEP, "--model-params=-7e9"],
-         says="--model-params -7e+09 is not a model size", check=_nothing_trained),
-    Case("sweep-model-params-huge", [*SWEEP, "--model-params", "1e20"],
-         says="--model-params 1e+20 is not a model size", check=_nothing_trained),
-    Case("sweep-model-params-word", [*SWEEP, "--model-params", "seven"],
-         says="--model-params 'seven' is not a number like 7e9", check=_nothing_trained),
-    Case("sweep-model-params-two-sizes",
-         ["sweep", "--corpus", "multilingual", "--sizes", "1k,2k", "--model-params", "7e9",
-          "--out", "out"], says="needs at least 3; --sizes has 2", check=_nothing_trained),
-    Case("sweep-flops-huge", [*SWEEP, "--model-params", "7e9", "--flops", "1e40"],
-         says="--flops 1e+40 is not a training budget", check=_nothing_trained),
-    Case("sweep-flops-without-params", [*SWEEP, "--flops", "1e22"],
-         says="--flops needs --model-params", check=_nothing_trained),
-    Case("sweep-d-model-zero", [*SWEEP, "--model-params", "7e9", "--d-model", "0"],
-         says="--d-model 0 is not a model width", check=_nothing_trained),
-    Case("sweep-model-params-without-compression",
-         [*SWEEP, "--model-params", "7e9", "--metrics", "fertility"],
-         says="needs tokens per character: add compression to --metrics",
-         check=_nothing_trained),
-    Case("recommend-model-params-zero", ["recommend", "--model-params", "0"],
-         says="--model-params 0 is not a model size"),
-    Case("recommend-missing-sweep", ["recommend", "--model-params", "7B", "--sweep",
-                                     "missing.json"], says="no such results file"),
     # issue 11
     # 2. a run that measures nothing leaves OUT as it was and fails
     Case("no-tokenizer-loads", ["run", "-t", "gpt2", "-s", "unicode", "--no-fetch", *FAST,
@@ -429,7 +548,7 @@ CASES: list[Case] = [
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-def test_bad_input(case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+def test_careless_use(case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                    capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "cache").mkdir()

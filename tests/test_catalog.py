@@ -29,10 +29,12 @@ from tokbench.loader import detect_file, load_tokenizer, parse_spec, recipes_for
 from tokbench.sources import BuiltinSource, HubSource, LocalSource, PypiFile, TiktokenSource
 
 PYPI_FIRST = ["gpt2", "p50k_base", "cl100k_base", "o200k_base", "llama-2", "llama-3",
-              "xlm-roberta", "mistral-v1", "mistral-tekken", "qwen2", "bert-base-uncased"]
-HUB_ONLY = {"mbert": "google-bert/bert-base-multilingual-cased",
-            "japanese-bert": "cl-tohoku/bert-base-japanese-v3",
-            "t5": "google-t5/t5-base", "mt5": "google/mt5-base"}
+              "xlm-roberta", "mistral-v1", "mistral-tekken", "qwen3", "bert-base-uncased"]
+#: the "More sources" rows: entry -> the table's name cell (first word)
+MORE = {"mbert": "mbert", "japanese-bert": "cl-tohoku", "xlm-roberta-spm": "xlm-roberta,",
+        "t5": "t5", "gemma-3": "gemma-3", "deepseek-v3": "deepseek-v3", "glm-4": "glm-4",
+        "whisper-multilingual": "whisper-multilingual"}
+HUB_ONLY = {"mt5": "google/mt5-base"}
 
 
 def _shared_dir() -> Path:
@@ -40,12 +42,16 @@ def _shared_dir() -> Path:
     return Path(env) if env else Path(__file__).resolve().parents[2] / "shared"
 
 
-def _sources_table() -> dict[str, dict[str, Any]]:
-    """The verified rows of shared/tokenizer-sources.md: name -> dist, version, member, sha."""
+def _sources_table(more: bool = False) -> dict[str, dict[str, Any]]:
+    """The verified rows of shared/tokenizer-sources.md: name -> dist, version, member, sha.
+
+    The first table, or with ``more`` the "More sources" table.
+    """
     rows: dict[str, dict[str, Any]] = {}
     last: tuple[str, str] | None = None
     text = (_shared_dir() / "tokenizer-sources.md").read_text(encoding="utf-8")
-    for line in text.splitlines():
+    first, _, rest = text.partition("## More sources")
+    for line in (rest if more else first).splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")] if line.startswith("|") \
             else []
         if len(cells) < 5 or cells[0] in ("name", "---"):
@@ -66,12 +72,14 @@ def _sources_table() -> dict[str, dict[str, Any]]:
 
 
 def test_catalog_has_exactly_the_named_tokenizers() -> None:
-    assert TOKENIZERS.names() == [*PYPI_FIRST, *HUB_ONLY, "bytes", "chars"]
+    assert TOKENIZERS.names() == [*PYPI_FIRST, "mbert", "japanese-bert", "xlm-roberta-spm", "t5",
+                                  "gemma-3", "deepseek-v3", "glm-4", "whisper-multilingual",
+                                  *HUB_ONLY, "bytes", "chars"]
 
 
 def test_pypi_pins_match_the_verified_source_list() -> None:
     table = _sources_table()
-    assert set(table) == set(PYPI_FIRST)
+    assert set(table) == {*PYPI_FIRST, "qwen2"} - {"qwen3"}  # the table's "qwen2" is Qwen3's
     for name, row in table.items():
         first = get_entry(name).recipes[0].source
         assert isinstance(first, PypiFile), name
@@ -79,9 +87,35 @@ def test_pypi_pins_match_the_verified_source_list() -> None:
             row["dist"], row["version"], row["member"], row["sha256"], row["gunzip"]), name
 
 
+def test_more_sources_pin_the_listed_hashes() -> None:
+    """Each "More sources" row's sha256 is what the entry's source must yield: the file
+    itself, the rebuilt file of a derived source, or the main file of a folder."""
+    from tokbench.derived import DerivedFile
+    from tokbench.sources import FolderSource
+
+    table = _sources_table(more=True)
+    assert set(table) == {*MORE.values(), "qwen3"}
+    for name, row in MORE.items():
+        source = next(r.source for r in get_entry(name).recipes
+                      if isinstance(r.source, (PypiFile, DerivedFile, FolderSource)))
+        assert source.sha256 == table[row]["sha256"], name
+        first = source.inputs[0] if isinstance(source, DerivedFile) else source
+        if isinstance(first, PypiFile):
+            listed = table[row]["dist"].replace("part1..4", "part1")  # "part1..4": four wheels
+            assert (first.dist, first.version) == (listed, table[row]["version"])
+    assert get_entry("qwen3").recipes[0].source.sha256 == table["qwen3"]["sha256"]
+
+
 def test_archive_kinds() -> None:
     sdists = {f.dist for f in all_pypi_files() if f.archive == "sdist"}
-    assert sdists == {"openai-whisper", "llama-cpp-python"}
+    assert sdists == {"openai-whisper", "llama-cpp-python", "stable-diffusion-cpp-python"}
+
+
+def test_large_entries_stay_out_of_bulk_fetches() -> None:
+    assert [e.name for e in entries() if e.large] == ["gemma-3"]
+    assert not any(f.dist.startswith("gemma3") for f in all_pypi_files())
+    parts = [f for f in all_pypi_files(large=True) if f.dist.startswith("gemma3")]
+    assert len(parts) == 4 and len({f.archive_key for f in parts}) == 4
 
 
 @pytest.mark.parametrize("name,adapter,options", [
@@ -93,7 +127,7 @@ def test_archive_kinds() -> None:
     ("llama-2", "gguf", {}),
     ("bert-base-uncased", "gguf", {}),
     ("xlm-roberta", "tokenizers", {}),
-    ("qwen2", "tokenizers", {}),
+    ("qwen3", "tokenizers", {}),
     ("mistral-v1", "sentencepiece", {}),
     ("mistral-tekken", "tekken", {}),
 ])
@@ -125,6 +159,30 @@ def test_hub_only_entries() -> None:
     for name, repo in HUB_ONLY.items():
         (recipe,) = get_entry(name).recipes
         assert recipe.source == HubSource(repo) and recipe.adapter == "transformers"
+    hub, folder = get_entry("japanese-bert").recipes
+    assert hub.source == HubSource("cl-tohoku/bert-base-japanese-v3")
+    assert folder.source.describe() == (
+        "folder $TOKBENCH_TOKENIZER_DIR/cl-tohoku-bert-base-japanese-v3")
+
+
+@pytest.mark.parametrize("name,recipe,adapter,options,fallback", [
+    ("mbert", "blingfire-vocab", "wordpiece", {}, "google-bert/bert-base-multilingual-cased"),
+    ("t5", "c-byte-array", "tokenizers", {}, "google/flan-t5-base"),
+    ("gemma-3", "concat", "gguf", {}, "google/gemma-3-270m"),
+    ("deepseek-v3", "unzip", "tokenizers", {}, "deepseek-ai/DeepSeek-V3"),
+    ("glm-4", "unzip", "tokenizers", {}, None),
+])
+def test_derived_entries(name: str, recipe: str, adapter: str, options: dict[str, Any],
+                         fallback: str | None) -> None:
+    from tokbench.derived import DerivedFile
+
+    entry = get_entry(name)
+    first = entry.recipes[0]
+    assert isinstance(first.source, DerivedFile) and first.source.recipe == recipe
+    assert (first.adapter, dict(first.options)) == (adapter, options)
+    assert first.source.size == entry.size
+    hubs = [r.source.repo_id for r in entry.recipes[1:] if isinstance(r.source, HubSource)]
+    assert hubs == ([fallback] if fallback else [])
 
 
 def test_baselines_are_entries() -> None:
@@ -151,6 +209,8 @@ def test_one_llama_cpp_download_serves_every_file_from_it() -> None:
     ("google-t5/t5-base", "t5"), ("google/mt5-base", "mt5"), ("cl100k", "cl100k_base"),
     ("bert-base-multilingual-cased", "mbert"), ("cl-tohoku/bert-base-japanese-v3", "japanese-bert"),
     ("xlm-roberta-base", "xlm-roberta"), ("tekken", "mistral-tekken"), ("gpt-4o", "o200k_base"),
+    ("qwen2", "qwen3"), ("qwen2.5", "qwen3"), ("xlmr-spm", "xlm-roberta-spm"),
+    ("gemma3", "gemma-3"), ("whisper", "whisper-multilingual"), ("flan-t5", "t5"),
 ])
 def test_aliases(alias: str, name: str) -> None:
     assert get_entry(alias).name == name
@@ -317,8 +377,14 @@ def test_list_tokenizers(empty_cache: Path, capsys: pytest.CaptureFixture[str]) 
     out = capsys.readouterr().out
     for entry in entries():
         assert entry.name in out and f"{entry.vocab_size:,}" in out
-    assert "pypi openai-whisper==20250625" in out and "hub google/mt5-base" in out
+    assert "pypi openai-whisper==20250625 (0.8 MB)" in out and "hub google/mt5-base" in out
     assert str(empty_cache) in out
+    rows = {ln.split()[1]: ln for ln in out.splitlines() if ln.startswith("│ ") and
+            len(ln.split()) > 1 and ln.split()[1] in TOKENIZERS.names()}
+    assert "253.1 MB" in rows["gemma-3"] and "PyPI" in rows["gemma-3"]
+    assert "pypi blingfire==0.1.8 (42 MB), blingfire-vocab" in rows["mbert"]
+    assert "hub only" in rows["mt5"] and "hub only" in rows["japanese-bert"]
+    assert "built in" in rows["bytes"] and "PyPI" in rows["gpt2"]
 
 
 def test_list_shows_cached_files(empty_cache: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -330,7 +396,7 @@ def test_list_shows_cached_files(empty_cache: Path, capsys: pytest.CaptureFixtur
     path.write_bytes(b"x")
     assert cli.main(["list"]) == 0
     line = next(ln for ln in capsys.readouterr().out.splitlines() if " gpt2 " in ln)
-    assert "yes (pypi)" in line
+    assert "cached (pypi)" in line
 
 
 def test_list_metrics_and_unknown_kind(empty_cache: Path,
@@ -355,14 +421,14 @@ def test_list_suites(empty_cache: Path, capsys: pytest.CaptureFixture[str]) -> N
 
 def test_fetch_reports_each_failure_and_exits_1(empty_cache: Path,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
-    assert cli.main(["fetch", "bytes", "gpt2", "mbert"]) == 1
+    assert cli.main(["fetch", "bytes", "gpt2", "mt5"]) == 1
     out = capsys.readouterr().out
     assert "✓ bytes  built in, nothing to fetch" in out
     gpt2 = next(ln for ln in out.splitlines() if "gpt2" in ln)
     assert gpt2.startswith("✗ gpt2  failed: could not get tokenizer 'gpt2': tried 2 sources: ")
     assert "[1] PyPI openai-whisper==20250625 (sdist) whisper/assets/gpt2.tiktoken" in gpt2
     assert "[2] tiktoken r50k_base: tiktoken:r50k_base: not cached (offline mode)" in gpt2
-    assert "✗ mbert  failed: hub google-bert/bert-base-multilingual-cased" in out
+    assert "✗ mt5  failed: hub google/mt5-base" in out
     assert "2 of 3 failed" in out
 
 
@@ -375,12 +441,29 @@ def test_fetch_checks_names_first(empty_cache: Path, capsys: pytest.CaptureFixtu
     assert "--all" in capsys.readouterr().err
 
 
+def test_fetch_all_leaves_large_entries(empty_cache: Path, monkeypatch: pytest.MonkeyPatch,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    from tokbench.commands import fetch
+
+    asked: list[list[str]] = []
+    monkeypatch.setattr(fetch, "fetch_with_progress", lambda names: asked.append(names) or [])
+    assert cli.main(["fetch", "--all"]) == 0
+    assert "gemma-3" not in asked[0] and "glm-4" in asked[0]
+    assert "skipped gemma-3 (253 MB) with --all: fetch it by name" in capsys.readouterr().out
+    assert cli.main(["fetch", "--all", "gemma-3"]) == 0
+    assert "gemma-3" in asked[1]
+
+
 def test_info_of_a_baseline(empty_cache: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["info", "bytes"]) == 0
     out = capsys.readouterr().out
     assert re.search(r"vocab size\s+256\b", out)
     assert re.search(r"unknown token\s+none", out)
     assert re.search(r"source\s+builtin: builtin:bytes", out)
+    # the 128 bytes 0x80-0xFF are single bytes, not fragments; every byte is reachable
+    assert re.search(r"UTF-8 fragments\s+0\b", out)
+    assert re.search(r"single bytes\s+128\b", out)
+    assert re.search(r"unreachable\s+0\b", out)
 
 
 def test_user_errors_keep_their_brackets(empty_cache: Path,
@@ -395,7 +478,7 @@ def test_prefetch_for_run_is_silent_offline(empty_cache: Path,
                                             capsys: pytest.CaptureFixture[str]) -> None:
     from tokbench.commands.fetch import fetch_with_progress
 
-    assert fetch_with_progress(["gpt2", "mbert"], quiet_cached=True) == []
+    assert fetch_with_progress(["gpt2", "mt5"], quiet_cached=True) == []
     assert capsys.readouterr().out == ""
     with pytest.raises(UnknownNameError):
         fetch_with_progress(["gtp2"], quiet_cached=True)
@@ -404,7 +487,8 @@ def test_prefetch_for_run_is_silent_offline(empty_cache: Path,
 def test_unknown_name_without_close_match_lists_names_not_aliases() -> None:
     with pytest.raises(UnknownNameError) as e:
         parse_spec("zzz")
-    assert "known tokenizers: bert-base-uncased, bytes, chars, cl100k_base, gpt2," in str(e.value)
+    assert "known tokenizers: bert-base-uncased, bytes, chars, cl100k_base, deepseek-v3," \
+        in str(e.value)
     assert "xlmr" not in str(e.value)
 
 

@@ -551,3 +551,30 @@ def test_baseline_update_refuses_an_incomplete_run(tmp_path, capsys):
                  "--force"]) == 0
     assert main(["baseline", "show", str(target)]) == 0
     assert "1 rows" in capsys.readouterr().out
+
+
+def test_fertility_convention_segmenter_and_definitions_are_compared():
+    def meta(conv: str, seg: str, renyi: str) -> dict[str, Any]:
+        return {"settings": {"fertility": conv},
+                "segmenters": {"eng_Latn": seg},
+                "suites": {"s": {"languages": ["eng_Latn"]}},
+                "metric_formulas": {"renyi_efficiency_vocab": renyi, "tokens": "Σ tokens"}}
+
+    rows = [Row("t", "s", "all", "fertility", 1.4), Row("t", "s", "all", "tokens", 10),
+            Row("t", "s", "all", "renyi_efficiency_vocab", 0.4)]
+    base = Results(rows=rows, meta=meta("context/words", "rule (1)", "H / log |V|"))
+    same = compare(base, Results(rows=rows, meta=meta("context/words", "rule (1)",
+                                                      "H / log |V|")))
+    assert {r.status for r in same.rows} == {"unchanged"}
+    new = Results(rows=rows, meta=meta("alone/whitespace", "rule (2)", "H / log |seen|"))
+    by = {r.metric: r for r in compare(base, new).rows}
+    assert by["tokens"].status == "unchanged"  # none of the three touches token counts
+    assert by["fertility"].status == "not_comparable"
+    assert by["fertility"].reason == (
+        "setting fertility changed ('context/words' → 'alone/whitespace'); "
+        "word segmenter of eng_Latn changed (rule (1) → rule (2))")
+    assert by["renyi_efficiency_vocab"].reason == (
+        "definition of renyi_efficiency_vocab changed (H / log |V| → H / log |seen|)")
+    by = {r.metric: r for r in compare(base, new, allow_change=["settings", "segmenter",
+                                                                "definition"]).rows}
+    assert by["fertility"].status == "unchanged"

@@ -4,6 +4,7 @@ granularity, and survives bad input mid-stream and dying workers."""
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import textwrap
@@ -280,6 +281,7 @@ def test_a_third_party_metric_from_an_entry_point_is_computed_and_described(
     monkeypatch.setattr(METRICS, "_entry_points_read", False)
     monkeypatch.setattr(METRICS, "_targets", dict(METRICS._targets))
     monkeypatch.setattr(METRICS, "_loaded", dict(METRICS._loaded))
+    monkeypatch.setattr(METRICS, "_origins", dict(METRICS._origins))
     from _toy import ToyTokenizer
 
     tok = ToyTokenizer(["a", "b", " "])
@@ -289,3 +291,24 @@ def test_a_third_party_metric_from_an_entry_point_is_computed_and_described(
     assert results.value("toy", "text:c", "all", "unk_per_kb") == pytest.approx(1000 * 1 / 7)
     assert metric_info("unk_per_kb").direction == "lower"
     assert "tbextra_metrics" in sys.modules
+
+
+def test_a_streamed_dataset_is_read_shard_by_shard_by_the_workers(tmp_path: Path) -> None:
+    pytest.importorskip("datasets", reason="the hf extra is part of .[all]")
+    files = []
+    for k, lang in enumerate(("eng_Latn", "deu_Latn", "jpn_Jpan")):
+        path = tmp_path / f"part{k}.jsonl"
+        path.write_text("".join(f'{{"text": {json.dumps(t)}, "lg": "{lang}"}}\n'
+                                for t in LINES[lang]), encoding="utf-8")
+        files.append(str(path))
+    spec = f"hf-dataset:json?data_files={','.join(files)}&lang_field=lg&streaming=true"
+    streamed = load_suite(spec)
+    assert isinstance(streamed, StreamingSuite) and len(streamed.shards()) == 3
+    whole = load_suite(spec.replace("&streaming=true", ""))
+    assert sorted(d.text for d in streamed) == sorted(d.text for d in whole)
+    a = run(TOKENIZERS, [streamed], ["compression", "roundtrip"], jobs=2)
+    b = run(TOKENIZERS, [whole], ["compression", "roundtrip"])
+    assert deterministic(a) == deterministic(b)
+    assert a.meta["suites"]["hf:json@train"]["documents"] == 10
+    assert a.value("chars", "hf:json@train", "jpn_Jpan", "tokens") == len(
+        "".join(LINES["jpn_Jpan"]))

@@ -129,6 +129,25 @@ def test_spm_without_space_prefix(tmp_path: Path) -> None:
     assert tok.inner.describe()["add_dummy_prefix"] is False
 
 
+def test_spm_user_defined_space_runs(tmp_path: Path) -> None:
+    """llama.cpp stores user-defined pieces with spaces where the model has "▁" (Gemma's
+    runs of whitespace): they match the escaped text again and stand for those spaces."""
+    pieces = [*SPM_PIECES, ("  ", 0.0, USER_DEFINED)]  # 271
+
+    def fill(w: gguf.GGUFWriter) -> None:
+        w.add_tokenizer_model("llama")
+        w.add_token_list([p for p, _, _ in pieces])
+        w.add_token_scores([s for _, s, _ in pieces])
+        w.add_token_types([t for _, _, t in pieces])
+        w.add_unk_token_id(0)
+        w.add_add_space_prefix(False)
+
+    tok = load(write_gguf(tmp_path / "ws.gguf", fill), name="ws")
+    assert tok.encode("h  e") == [260, 271, 261]
+    assert tok.token_bytes(271) == b"  " and tok.token_str(271) == "▁▁"
+    assert tok.encode_with_spans("h  e").spans == [(0, 1), (1, 3), (3, 4)]
+
+
 def test_spm_big_endian_file_gives_the_same_ids(tmp_path: Path) -> None:
     tok = load(spm_file(tmp_path / "be.gguf", big_endian=True), name="be")
     assert tok.encode("hello hé") == [268, 264, 198, 172]

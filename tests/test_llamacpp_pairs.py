@@ -14,8 +14,8 @@ The files come from the llama-cpp-python 0.3.36 sdist (pinned by sha256), downlo
 into the tokbench cache. Every case is its own test, so a mismatch is listed by itself.
 The catalog tokenizers that load from other sources (Llama 3 from Meta's tiktoken file,
 GPT-2 from whisper's rank file, Qwen2 from a ``tokenizer.json``) are checked on the same
-cases, and the one Unigram (``t5``) vocabulary, which has no pairs, against the catalog's
-XLM-R ``tokenizer.json`` on the same strings.
+cases, and the one Unigram (``t5``) vocabulary, which has no pairs, against XLM-R's
+original SentencePiece model (``xlm-roberta-spm``) on the same strings.
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ VOCABS: dict[str, Pin] = {
 NOMIC_SHA = "90a6746926454784a98389ad36a36d89bc9cfc81db9cb0f33c941bcc959fe5f9"
 
 #: catalog tokenizer -> the GGUF vocabulary whose reference ids it must reproduce
-CATALOG = {"llama-2": "llama-spm", "llama-3": "llama-bpe", "gpt2": "gpt-2", "qwen2": "qwen2",
+CATALOG = {"llama-2": "llama-spm", "llama-3": "llama-bpe", "gpt2": "gpt-2", "qwen3": "qwen2",
            "bert-base-uncased": "bert-bge"}
 
 #: vocabularies whose normalizer loses information (BERT lower-cases and drops spaces)
@@ -218,26 +218,34 @@ def test_catalog_ids_match_reference(name: str, index: int, pairs: dict[str, lis
     _check(catalog_tokenizer(name), text, expected)
 
 
-# SentencePiece removes extra whitespace (XLM-R's model says so), leaving nothing of a text
-# that is only whitespace; xlm-roberta's tokenizer.json, run by `tokenizers`, keeps one "▁".
-_WHITESPACE_ONLY = pytest.mark.xfail(
-    strict=True, reason="tokenizers' XLM-R tokenizer.json gives '▁' for whitespace-only text, "
-    "SentencePiece (remove_extra_whitespaces) gives no ids")
-T5_CASES = [pytest.param(i, marks=_WHITESPACE_ONLY) if i in range(3, 11) else i
-            for i in range(VOCABS["llama-spm"].cases)]
+#: the shared test strings on which XLM-R's tokenizer.json and its SentencePiece original
+#: differ: whitespace-only text, where SentencePiece (remove_extra_whitespaces) gives no
+#: ids and the tokenizer.json run by `tokenizers` gives one "▁" (id 6)
+XLMR_JSON_DIFFERS = {3: " ", 4: "  ", 5: "   ", 6: "\t", 7: "\n", 8: "\n\n", 9: "\n\n\n",
+                     10: "\t\n"}
 
 
-@pytest.mark.parametrize("index", T5_CASES, ids=[f"t5-{i:02d}" for i in range(len(T5_CASES))])
-def test_t5_gguf_matches_xlm_roberta(index: int, pairs: dict[str, list[Case]],
-                                     gguf_tokenizer: Callable[[str], GGUFTokenizer],
-                                     catalog_tokenizer: Callable[[str], Tokenizer]) -> None:
-    """The Unigram GGUF (XLM-R's pieces and normalization map) against the catalog XLM-R.
-
-    No reference ids ship for this vocabulary; the catalog's ``xlm-roberta`` (a
-    ``tokenizer.json``) is an independent implementation with the same ids.
-    """
+@pytest.mark.parametrize("index", range(VOCABS["llama-spm"].cases),
+                         ids=[f"t5-{i:02d}" for i in range(VOCABS["llama-spm"].cases)])
+def test_t5_gguf_matches_the_sentencepiece_original(
+        index: int, pairs: dict[str, list[Case]], gguf_tokenizer: Callable[[str], GGUFTokenizer],
+        catalog_tokenizer: Callable[[str], Tokenizer]) -> None:
+    """The Unigram GGUF (XLM-R's pieces and normalization map) against XLM-R's original
+    ``sentencepiece.bpe.model`` (``xlm-roberta-spm``, fairseq ids): no reference ids ship
+    for this vocabulary, and SentencePiece itself is the reference the GGUF converts."""
     text, _ = pairs["llama-spm"][index]  # the shared test strings
-    _check(gguf_tokenizer("nomic-bert-moe"), text, catalog_tokenizer("xlm-roberta").encode(text))
+    original = catalog_tokenizer("xlm-roberta-spm")
+    _check(gguf_tokenizer("nomic-bert-moe"), text, original.encode(text))
+
+
+def test_xlm_roberta_json_differs_from_its_original_only_on_whitespace_only_text(
+        pairs: dict[str, list[Case]], catalog_tokenizer: Callable[[str], Tokenizer]) -> None:
+    spm, js = catalog_tokenizer("xlm-roberta-spm"), catalog_tokenizer("xlm-roberta")
+    differ = {i: text for i, (text, _) in enumerate(pairs["llama-spm"])
+              if spm.encode(text) != js.encode(text)}
+    assert differ == XLMR_JSON_DIFFERS
+    assert all(spm.encode(t) == [] and js.encode(t) == [6] for t in differ.values())
+    assert js.token_str(6) == spm.token_str(6) == "▁"
 
 
 def test_catalog_sources_are_the_ones_described(
@@ -245,4 +253,4 @@ def test_catalog_sources_are_the_ones_described(
     """The catalog comparison above is only worth something if the sources differ."""
     backends = {name: catalog_tokenizer(name).describe()["backend"] for name in CATALOG}
     assert backends == {"llama-2": "gguf", "llama-3": "tiktoken", "gpt2": "tiktoken",
-                        "qwen2": "tokenizers", "bert-base-uncased": "gguf"}
+                        "qwen3": "tokenizers", "bert-base-uncased": "gguf"}

@@ -16,6 +16,7 @@ from tokbench.metrics.compute import (
     classify_roundtrip,
     measure_documents,
     renyi_efficiency,
+    renyi_efficiency_seen,
 )
 from tokbench.metrics.vocab import vocabulary_facts
 from tokbench.runner import run
@@ -81,7 +82,7 @@ def test_vocab_used_and_renyi_efficiency_by_hand():
     v = measure(tok, ["abab"])
     assert v["vocab_used"] == pytest.approx(2 / 3)
     # p = (1/2, 1/2): H_2.5 = log(2 * 0.5**2.5) / (1 - 2.5) = log 2
-    assert v["renyi_efficiency"] == pytest.approx(math.log(2) / math.log(3))
+    assert v["renyi_efficiency_vocab"] == pytest.approx(math.log(2) / math.log(3))
     assert renyi_efficiency(np.array([0, 0, 1, 1]), 4) == pytest.approx(0.5)
     # a single token type has zero entropy
     assert renyi_efficiency(np.array([3, 3, 3]), 8) == pytest.approx(0.0)
@@ -98,6 +99,33 @@ def test_digit_chunking(pieces, expected):
     v = measure(tok, ["1234567"], numbers=True)
     assert v[expected] == 1.0
     assert v["tokens_per_digit"] == pytest.approx(len(tok.encode("1234567")) / 7)
+
+
+@pytest.mark.parametrize(("pieces", "text", "expected"), [
+    # a length that is a multiple of 3: left and right groups of 3 are the same cut
+    (["123", "456"], "123456", "digits_groups3"),
+    (["1", "2", "3", "4", "5", "6"], "123456", "digits_single"),
+    (["12", "3456"], "123456", "digits_other"),
+    # a run left whole (GPT-2's "2020") is its own class, not "other"
+    (["2020"], "2020", "digits_whole"),
+    ([" 2020", "s"], " 2020s", "digits_whole"),  # a token reaching outside the run
+    (["20", "20"], "2020", "digits_other"),
+    (["202", "0"], "2020", "digits_l2r3"),
+])
+def test_digit_classes_cover_every_run_of_four_or_more(pieces, text, expected):
+    from tokbench.metrics.compute import DIGIT_CLASSES
+
+    tok = ToyTokenizer(pieces, unk=False)
+    c = measure_documents(TokenTable(tok), [text], [tok.encode(text)], None, None, numbers=True)
+    assert dict(zip(DIGIT_CLASSES, c.runs.sum(axis=0).tolist(), strict=True)) == {
+        k: int(k == expected) for k in DIGIT_CLASSES}
+
+
+def test_runs_shorter_than_four_have_no_class():
+    tok = ToyTokenizer(["1", "2", "3", " "], unk=False)
+    c = measure_documents(TokenTable(tok), ["123 1"], [tok.encode("123 1")], None, None,
+                          numbers=True)
+    assert c.runs.sum() == 0 and c.digits.tolist() == [4] and c.digit_tokens.tolist() == [4]
 
 
 def test_tokens_per_digit_counts_tokens_overlapping_digit_runs():
@@ -185,7 +213,8 @@ def test_vocabulary_facts():
     # The unknown token is not tested (unreachable by design).
     tok = ToyTokenizer(["a", "b", "c", "ab", "abc"], unk=True, lossy={"b": "a"})
     facts = vocabulary_facts(tok)
-    assert facts == {"vocab_size": 6, "special_tokens": 0, "invalid_utf8_tokens": 0,
+    assert facts == {"vocab_size": 6, "special_tokens": 0, "utf8_fragment_tokens": 0,
+                     "single_byte_tokens": 0,
                      "unreachable_tokens": 1}
 
 
@@ -198,6 +227,18 @@ class DummyPrefixToy(ToyTokenizer):
     def decode(self, ids):
         out = super().decode(ids)
         return out[1:] if out.startswith(" ") else out
+
+
+def test_unreachable_with_a_dummy_prefix_is_tested_inside_a_word():
+    # Pieces without the prefix space cannot start a text ("he" alone encodes to " he"), yet
+    # each is what "\n" + piece encodes to after the separator "\n" (which no other piece
+    # holds); the bare " " is the dummy prefix of "llo". Only "q", which decodes to "l", is
+    # unreachable; encode(decode([t])) alone would call 7 of 9 unreachable ("\n", " ",
+    # "llo", "he", "l", "o", "q").
+    tok = DummyPrefixToy(["\n", " \n", " ", " he", "llo", "he", "l", "o", "q"], unk=False,
+                         lossy={"q": "l"})
+    facts = vocabulary_facts(tok)
+    assert facts["unreachable_tokens"] == 1
 
 
 def test_dummy_prefix_space_belongs_to_no_word():
@@ -232,7 +273,7 @@ def test_digit_runs_are_assigned_to_their_documents():
     # "12345" -> 123|45 (l2r); "54321" -> single digits; "1234" -> 123|4 (l2r)
     assert c.digits.tolist() == [5, 9, 0]
     assert c.digit_tokens.tolist() == [2, 7, 0]
-    assert c.runs.tolist() == [[0, 1, 0, 0], [1, 1, 0, 0], [0, 0, 0, 0]]
+    assert c.runs.tolist() == [[0, 1, 0, 0, 0, 0], [1, 1, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0]]
 
 
 class CountingToy(ToyTokenizer):
@@ -270,3 +311,12 @@ def test_unknown_token_after_a_bare_dummy_prefix_covers_its_character():
     v = measure(tok, ["The city"], words=[[(0, 3), (4, 8)]])
     assert v["unk_chars"] == pytest.approx(1 / 8)
     assert v["continued_words"] == pytest.approx(2 / 2)
+
+
+def test_renyi_both_denominators_by_hand():
+    # p = (1/2, 1/4, 1/4): Σ p^2.5 = 0.1767767 + 2 * 0.03125 = 0.2392767,
+    # H_2.5 = ln(0.2392767) / (1 - 2.5) = -1.4301347 / -1.5 = 0.9534231 nats
+    ids = np.array([0, 0, 1, 2])
+    assert renyi_efficiency(ids, 10) == pytest.approx(0.9534231 / math.log(10), rel=1e-6)
+    assert renyi_efficiency_seen(ids) == pytest.approx(0.9534231 / math.log(3), rel=1e-6)
+    assert renyi_efficiency_seen(np.array([5, 5])) is None  # one type: log 1 = 0

@@ -27,7 +27,7 @@ from tokbench.sources import PypiFile
 pytestmark = pytest.mark.real
 
 PYPI_NAMES = ["gpt2", "p50k_base", "cl100k_base", "o200k_base", "llama-2", "llama-3",
-              "xlm-roberta", "mistral-v1", "mistral-tekken", "qwen2", "bert-base-uncased"]
+              "xlm-roberta", "mistral-v1", "mistral-tekken", "qwen3", "bert-base-uncased"]
 MULTILINGUAL = ["Hello, world! How are you?", "こんにちは、世界。自然言語処理", "안녕하세요 👋",
                 "Привет, мир!", "مرحبا بالعالم", "def f(x):\n\treturn x ** 2  # 🦙", "   \n\n",
                 "Ünïcödé ñ ß œ — “quotes” …", "1234567890 3.14159 -42"]
@@ -93,6 +93,14 @@ def test_xlm_roberta(tok: Any) -> None:
     assert [bos, *t.encode("Hello world"), eos] == [0, 35378, 8999, 2]
 
 
+def test_xlm_roberta_unknown_characters_are_unknown_tokens_without_a_second_encode(
+        tok: Any) -> None:
+    t = tok("xlm-roberta")
+    assert t.encode("a \U0001F360 b") == [10, 6, 3, 876]  # 🍠 is <unk> (id 3)
+    assert t._blind is None  # no special piece could be spelled: one encode was enough
+    assert t.encode("<unk>\U0001F360") == [4426, 3678, 2740, 3]  # "<unk>" as text, then 🍠
+
+
 def test_llama3(tok: Any) -> None:
     t = tok("llama-3")
     # Meta's own test (llama-models, tests/api/test_tokenizer.py), without BOS/EOS
@@ -130,8 +138,9 @@ def test_mistral_v1(tok: Any, fetched: dict[PypiFile, Path]) -> None:
     assert all(t.is_byte_fallback_token(i) for i in [243, 162, 169, 156])
 
 
-def test_qwen2(tok: Any) -> None:
+def test_qwen3_also_answers_to_qwen2(tok: Any) -> None:
     t = tok("qwen2")
+    assert t.name == "qwen3" and t is tok("qwen3")
     assert t.vocab_size == 151669
     assert t.special_tokens["<|endoftext|>"] == 151643 and t.special_tokens["<|im_end|>"] == 151645
     assert len(t.special_tokens) == 14  # <think>, <tool_call>... are added but not special
@@ -190,3 +199,7 @@ def test_info_shows_source_and_hash(fetched: dict[PypiFile, Path], real_cache: P
     assert "llama-cpp-python==0.3.36:vendor/llama.cpp/models/ggml-vocab-llama-spm.gguf" in out
     assert "<unk> (id 0)" in out
     assert re.search(r"byte fallback\s+yes", out)
+    assert cli.main(["info", "qwen2"]) == 0  # an alias: info says what it stands for
+    out = capsys.readouterr().out
+    assert re.search(r"name\s+qwen3\b", out)
+    assert re.search(r"note\s+qwen2 and qwen2\.5 are aliases: Qwen2, Qwen2\.5 and Qwen3", out)

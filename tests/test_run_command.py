@@ -30,7 +30,7 @@ def test_run_writes_every_output(tmp_path: Path) -> None:
     assert res.value("bytes", "unicode", "all", "tokens") == unicode_bytes
     assert res.value("bytes", "unicode", "all", "bytes_per_token") == 1.0
     assert res.value("chars", "unicode", "all", "chars_per_token") == 1.0
-    assert res.value("bytes", "vocab", "all", "invalid_utf8_tokens") == 128  # 0x80..0xFF
+    assert res.value("bytes", "vocab", "all", "single_byte_tokens") == 128  # 0x80..0xFF
 
 
 def test_config_file_and_flags_override_it(tmp_path: Path) -> None:

@@ -386,7 +386,7 @@ def test_registered_third_party_suite(monkeypatch: pytest.MonkeyPatch) -> None:
         docs = [Document(str(i), "eng_Latn", "d", f"text {i}") for i in range(int(size))]
         return Suite("mine", "0", docs)
 
-    monkeypatch.setitem(SUITES._targets, "mine", lambda: loader)
+    monkeypatch.setitem(SUITES._targets, "mine", loader)  # the function is the entry
     assert len(load_suite("mine?size=3")) == 3
     assert load_suite("mine", name="renamed").name == "renamed"
     with pytest.raises(InputError, match="suite 'mine': unknown option 'colour'"):
@@ -461,4 +461,7 @@ def test_run_command_accepts_a_spec_with_a_language_list(tmp_path: Path) -> None
 
     res = Results.load(out)
     assert res.value("bytes", "multilingual", "eng_Latn", "premium") == 1.0
-    assert {r.subset for r in res.rows} == {"eng_Latn", "jpn_Jpan"}
+    assert {r.subset for r in res.rows if r.metric == "premium"} == {"eng_Latn", "jpn_Jpan"}
+    # the fairness summary over the languages is the only "all" row of the premium family
+    assert {r.metric for r in res.rows if r.subset == "all"} == {
+        "premium_gini", "premium_macro", "premium_worst"}

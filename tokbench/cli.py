@@ -30,6 +30,7 @@ COMMANDS = {
     "train": "tokbench.commands.train",
     "sweep": "tokbench.commands.sweep",
     "recommend": "tokbench.commands.recommend",
+    "verify": "tokbench.commands.verify",
 }
 
 

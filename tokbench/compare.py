@@ -43,7 +43,11 @@ STATUSES = (WORSE, MISSING, REMOVED, NOT_COMPARABLE, BETTER, CHANGED, ADDED, NOT
             UNCHANGED)
 
 #: inputs whose change makes rows not comparable; ``allow_change`` takes these names
-CHANGE_KINDS = ("suite", "tokenizer", "backend", "settings", "machine")
+CHANGE_KINDS = ("suite", "tokenizer", "backend", "settings", "machine", "segmenter",
+                "definition")
+
+#: metrics that depend on the word segmenters (their name and version are compared)
+WORD_METRICS = ("fertility", "continued_words", "strr")
 
 #: default relative tolerance of timings: smaller changes are noise on shared machines
 DEFAULT_TIMING_THRESHOLD = 0.10
@@ -51,6 +55,7 @@ DEFAULT_TIMING_THRESHOLD = 0.10
 #: settings that change only some metrics (any other setting changes every row)
 SETTING_SCOPE: dict[str, tuple[str, ...]] = {
     "premium_join": ("premium",),
+    "fertility": ("fertility", "continued_words", "strr"),
     "decode_skip_special_tokens": ("roundtrip",),
 }
 #: settings that change no value, only how precisely or where timings are taken
@@ -543,6 +548,7 @@ class _InputCheck:
         self._cache: dict[tuple[str, str], list[tuple[str, str, tuple[str, ...] | None]]] = {}
         self._machine = _machine_change(self.base, self.new)
         self._settings = _settings_changes(self.base, self.new)
+        self._definitions = _definition_changes(self.base, self.new)
 
     def _all_changes(self, tokenizer: str, suite: str
                      ) -> list[tuple[str, str, tuple[str, ...] | None]]:
@@ -568,6 +574,9 @@ class _InputCheck:
             backend = _get(self.new, "tokenizers", tokenizer, "backend") or "backend"
             out.append(("backend", f"{backend} version changed ({bb} → {nb})", None))
         out += [("settings", text, scope) for text, scope in self._settings]
+        out += [("definition", text, scope) for text, scope in self._definitions]
+        out += [("segmenter", text, WORD_METRICS)
+                for text in _segmenter_changes(self.base, self.new, suite)]
         if self._machine:
             timings = tuple(m for m in METRICS.names() if not metric_info(m).deterministic)
             out.append(("machine", self._machine, timings))
@@ -609,6 +618,26 @@ def _machine_change(base: Mapping[str, Any], new: Mapping[str, Any]) -> str | No
         return f"{m.get('hostname')}, {m.get('cpus')} CPUs"
 
     return f"timings from different machines ({show(bm)} → {show(nm)})"
+
+
+def _definition_changes(base: Mapping[str, Any], new: Mapping[str, Any]
+                        ) -> list[tuple[str, tuple[str, ...] | None]]:
+    """Metrics whose recorded formula differs between the runs (each concerns one metric)."""
+    bf, nf = base.get("metric_formulas") or {}, new.get("metric_formulas") or {}
+    return [(f"definition of {m} changed ({bf[m]} → {nf[m]})", (m,))
+            for m in sorted(bf.keys() & nf.keys()) if bf[m] != nf[m]]
+
+
+def _segmenter_changes(base: Mapping[str, Any], new: Mapping[str, Any], suite: str
+                       ) -> list[str]:
+    """Languages of ``suite`` whose word segmenter (name and version) differs."""
+    bs, ns = base.get("segmenters") or {}, new.get("segmenters") or {}
+    langs = _get(new, "suites", suite, "languages") or sorted(bs.keys() & ns.keys())
+    out = []
+    for lang in langs:
+        if lang in bs and lang in ns and bs[lang] != ns[lang]:
+            out.append(f"word segmenter of {lang} changed ({bs[lang]} → {ns[lang]})")
+    return out
 
 
 def _settings_changes(base: Mapping[str, Any], new: Mapping[str, Any]

@@ -79,6 +79,7 @@ CHECKS: dict[str, Callable[[Any, str], Any]] = {
     "repeats": _count(1, 1000),
     "threads": _count(1, 1024),
     "jobs": _count(1, 4096),
+    "fertility": _text,  # the convention itself is checked by Settings
 }
 
 

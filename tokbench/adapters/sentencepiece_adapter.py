@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tokbench.adapters.base import (
+    Encoded,
     Encoding,
     SourceInfo,
     Tokenizer,
@@ -136,9 +137,10 @@ def load(path_or_obj: str | Path | bytes | sentencepiece.SentencePieceProcessor,
          source: SourceInfo | None = None, **options: Any) -> SentencePieceTokenizer:
     """Load a SentencePiece ``.model`` file, serialized ModelProto bytes or a processor.
 
-    There are no options.
+    ``fairseq=True`` numbers the pieces as fairseq's dictionary does (XLM-R, the
+    original of its ``tokenizer.json``): see :class:`FairseqSentencePieceTokenizer`.
     """
-    check_options("sentencepiece", options)
+    check_options("sentencepiece", options, ("fairseq",))
     spm = _import_sentencepiece()
     if isinstance(path_or_obj, spm.SentencePieceProcessor):
         proto = path_or_obj.serialized_model_proto()
@@ -164,13 +166,15 @@ def load(path_or_obj: str | Path | bytes | sentencepiece.SentencePieceProcessor,
     except Exception as exc:  # sentencepiece raises RuntimeError/OSError with C++ text
         raise CorruptFileError(f"{where}: not a valid SentencePiece model ({first_line(exc)})"
                                ) from exc
-    return SentencePieceTokenizer(name, source, sp, settings)
+    cls = FairseqSentencePieceTokenizer if options.get("fairseq") else SentencePieceTokenizer
+    return cls(name, source, sp, settings)
 
 
 class SentencePieceTokenizer(Tokenizer):
     """A ``sentencepiece.SentencePieceProcessor`` behind the tokbench interface."""
 
     backend = "sentencepiece"
+    offsets_unit = "byte"
 
     def __init__(self, name: str, source: SourceInfo, sp: sentencepiece.SentencePieceProcessor,
                  settings: ModelSettings) -> None:
@@ -213,6 +217,31 @@ class SentencePieceTokenizer(Tokenizer):
                               num_threads=max(1, threads))
         return [list(ids) for ids in out]
 
+    @property
+    def lossless(self) -> bool:
+        """Whether the pieces always spell the text byte for byte (but the dummy prefix):
+        no normalization, no whitespace squeezing, no unknown pieces (byte fallback)."""
+        s = self.settings
+        return s.normalizer == "identity" and s.byte_fallback and not s.remove_extra_whitespaces
+
+    def encode_batch_offsets(self, texts: Sequence[str], threads: int = 1) -> list[Encoded]:
+        """Ids and SentencePiece's own byte offsets (normalization-aware), one encode per
+        text; a lossless model gives no offsets (its pieces place themselves)."""
+        if self.lossless or not texts:
+            return super().encode_batch_offsets(texts, threads)
+        out = self._sp.encode(list(texts), return_type="offset_mapping", return_bytes=True,
+                              add_bos=False, add_eos=False, num_threads=max(1, threads))
+        return [Encoded(o["ids"], o["offsets"]) for o in out]
+
+    def normalize(self, text: str) -> str | None:
+        """SentencePiece's normalizer (spaces as spaces, the dummy prefix left out)."""
+        out = str(self._sp.normalize(text)).replace("▁", " ")
+        s = self.settings
+        if s.add_dummy_prefix and out and not text.startswith(" "):
+            out = out[:-1] if s.treat_whitespace_as_suffix and out.endswith(" ") else (
+                out[1:] if out.startswith(" ") else out)
+        return out
+
     def decode(self, ids: Sequence[int]) -> str:
         return str(self._sp.decode([int(i) for i in ids]))
 
@@ -250,7 +279,7 @@ class SentencePieceTokenizer(Tokenizer):
         data = text.encode("utf-8")
         pos = 0
         for k, (tid, (s, e)) in enumerate(zip(ids, spans, strict=True)):
-            if self._sp.is_byte(tid):
+            if self.is_byte_fallback_token(tid):
                 start = max(s, pos)
                 if data[start:start + 1] == self.token_bytes(tid):
                     s, e = start, start + 1
@@ -292,3 +321,83 @@ class SentencePieceTokenizer(Tokenizer):
         return {**super().describe(), "model_type": s.model_type, "normalizer": s.normalizer,
                 "add_dummy_prefix": s.add_dummy_prefix,
                 "remove_extra_whitespaces": s.remove_extra_whitespaces}
+
+
+#: fairseq's own symbols, in front of the SentencePiece pieces
+FAIRSEQ_SPECIALS = {"<s>": 0, "<pad>": 1, "</s>": 2, "<unk>": 3}
+FAIRSEQ_MASK = "<mask>"
+
+
+class FairseqSentencePieceTokenizer(SentencePieceTokenizer):
+    """A SentencePiece model numbered as fairseq's dictionary numbers it (XLM-RoBERTa).
+
+    fairseq puts ``<s>`` 0, ``<pad>`` 1, ``</s>`` 2, ``<unk>`` 3 first, then piece
+    ``i`` of the model at ``i + 1`` (the model's own ``<unk>``, ``<s>``, ``</s>`` at 0-2
+    map onto fairseq's), and ``<mask>`` last: ``piece_size + 1`` ids in all.
+    """
+
+    def __init__(self, name: str, source: SourceInfo, sp: sentencepiece.SentencePieceProcessor,
+                 settings: ModelSettings) -> None:
+        super().__init__(name, source, sp, settings)
+        self._sp_size = self._size
+        self._mask = self._sp_size + 1
+        self._size = self._sp_size + 2
+        own = {int(sp.unk_id()): FAIRSEQ_SPECIALS["<unk>"], int(sp.bos_id()): 0,
+               int(sp.eos_id()): 2}
+        self._from_sp = {i: j for i, j in own.items() if i >= 0}
+        self._to_sp = {j: i for i, j in self._from_sp.items()}
+        self._unk = FAIRSEQ_SPECIALS["<unk>"]
+        self._special = {**FAIRSEQ_SPECIALS, FAIRSEQ_MASK: self._mask}
+        self._special.pop("<unk>")
+
+    def _hf(self, sp_id: int) -> int:
+        return self._from_sp.get(sp_id, sp_id + 1)
+
+    def _sp_id(self, token_id: int) -> int | None:
+        """The model's id of ``token_id``; None for ``<pad>`` and ``<mask>`` (fairseq's own)."""
+        if not 0 <= token_id < self._size:
+            raise out_of_vocab(self, token_id)
+        if token_id in self._to_sp:
+            return self._to_sp[token_id]
+        if token_id in (FAIRSEQ_SPECIALS["<pad>"], self._mask):
+            return None
+        return token_id - 1
+
+    def is_byte_fallback_token(self, token_id: int) -> bool:
+        sp_id = self._sp_id(token_id) if 0 <= token_id < self._size else None
+        return sp_id is not None and bool(self._sp.is_byte(sp_id))
+
+    def encode(self, text: str) -> list[int]:
+        return [self._hf(i) for i in super().encode(text)]
+
+    def encode_batch(self, texts: Sequence[str], threads: int = 1) -> list[list[int]]:
+        return [[self._hf(i) for i in ids] for ids in super().encode_batch(texts, threads)]
+
+    def decode(self, ids: Sequence[int]) -> str:
+        out: list[str] = []
+        run: list[int] = []
+        for token_id in ids:
+            sp_id = self._sp_id(int(token_id))
+            if sp_id is None:  # <pad>, <mask>: fairseq's symbols, decoded as their text
+                out.append(str(self._sp.decode(run)))
+                run = []
+                out.append("<pad>" if int(token_id) == 1 else FAIRSEQ_MASK)
+            else:
+                run.append(sp_id)
+        out.append(str(self._sp.decode(run)))
+        return "".join(out)
+
+    def token_str(self, token_id: int) -> str:
+        sp_id = self._sp_id(token_id)
+        if sp_id is None:
+            return "<pad>" if token_id == 1 else FAIRSEQ_MASK
+        return str(self._sp.id_to_piece(sp_id))
+
+    def token_bytes(self, token_id: int) -> bytes:
+        sp_id = self._sp_id(token_id)
+        if sp_id is None or token_id in self._to_sp:
+            return b""
+        return super().token_bytes(sp_id)
+
+    def describe(self) -> dict[str, Any]:
+        return {**super().describe(), "numbering": "fairseq (+1, <s> <pad> </s> <unk> first)"}

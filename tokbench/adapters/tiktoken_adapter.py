@@ -91,6 +91,31 @@ def llama3_special_tokens(num_base_tokens: int = LLAMA3_NUM_BASE_TOKENS) -> dict
     return {tok: num_base_tokens + i for i, tok in enumerate(_LLAMA3_NAMED + reserved)}
 
 
+#: Whisper's language tokens, in its order (whisper/tokenizer.py LANGUAGES of openai-whisper
+#: 20250625); the multilingual encoding uses the first 99 (large-v3 adds the 100th, yue)
+WHISPER_LANGUAGES = (
+    "en", "zh", "de", "es", "ru", "ko", "fr", "ja", "pt", "tr", "pl", "ca", "nl", "ar", "sv",
+    "it", "id", "hi", "fi", "vi", "he", "uk", "el", "ms", "cs", "ro", "da", "hu", "ta", "no",
+    "th", "ur", "hr", "bg", "lt", "la", "mi", "ml", "cy", "sk", "te", "fa", "lv", "bn", "sr",
+    "az", "sl", "kn", "et", "mk", "br", "eu", "is", "hy", "ne", "mn", "bs", "kk", "sq", "sw",
+    "gl", "mr", "pa", "si", "km", "sn", "yo", "so", "af", "oc", "ka", "be", "tg", "sd", "gu",
+    "am", "yi", "lo", "uz", "fo", "ht", "ps", "tk", "nn", "mt", "sa", "lb", "my", "bo", "tl",
+    "mg", "as", "tt", "haw", "ln", "ha", "ba", "jw", "su", "yue",
+)
+WHISPER_NUM_LANGUAGES = 99
+
+
+def whisper_special_tokens(num_base_tokens: int = 50257,
+                           num_languages: int = WHISPER_NUM_LANGUAGES) -> dict[str, int]:
+    """Whisper's special tokens after its ranks, as ``whisper.tokenizer.get_encoding`` adds
+    them: end of text, start of transcript, languages, tasks, then 1501 timestamps."""
+    specials = [ENDOFTEXT, "<|startoftranscript|>",
+                *[f"<|{lang}|>" for lang in WHISPER_LANGUAGES[:num_languages]],
+                "<|translate|>", "<|transcribe|>", "<|startoflm|>", "<|startofprev|>",
+                "<|nospeech|>", "<|notimestamps|>", *[f"<|{i * 0.02:.2f}|>" for i in range(1501)]]
+    return {tok: num_base_tokens + i for i, tok in enumerate(specials)}
+
+
 @dataclass(frozen=True)
 class Preset:
     """Pattern, special tokens and declared size of a known encoding."""
@@ -113,6 +138,9 @@ PRESETS: dict[str, Preset] = {
     "llama-3": Preset(LLAMA3_PAT_STR, llama3_special_tokens,
                       LLAMA3_NUM_BASE_TOKENS + LLAMA3_NUM_SPECIAL_TOKENS,
                       "82e9d31979e92ab929cd544440f129d9ecd797b69e327f80f17e1c50d5551b55"),
+    "whisper-multilingual": Preset(
+        R50K_PAT_STR, whisper_special_tokens, 50257 + len(whisper_special_tokens()),
+        "b34b360dbb493e781e479794586d661700670d65564001f23024971d1f2fa126"),
 }
 PRESET_ALIASES = {"gpt2": "r50k_base", "llama3": "llama-3"}
 
@@ -145,7 +173,9 @@ def read_rank_file(path: str | Path) -> tuple[dict[bytes, int], str]:
             continue
         try:
             token_b64, rank_s = line.split()
-            token, rank = base64.b64decode(token_b64, validate=True), int(rank_s)
+            # whisper's multilingual.tiktoken gives rank 50256 as "=": an empty token
+            token = b"" if token_b64 == b"=" else base64.b64decode(token_b64, validate=True)
+            rank = int(rank_s)
         except (ValueError, binascii.Error) as exc:
             raise CorruptFileError(f"{path}:{lineno}: not a tiktoken rank line, expected "
                                    f"'<base64 bytes> <rank>', got {line[:60]!r}") from exc
@@ -327,6 +357,9 @@ class TiktokenTokenizer(Tokenizer):
             return [self.encode(t) for t in texts]
         return [list(ids) for ids in
                 self.encoding.encode_ordinary_batch(list(texts), num_threads=threads)]
+
+    def normalize(self, text: str) -> str | None:
+        return text  # tiktoken has no normalizer
 
     def decode(self, ids: Sequence[int]) -> str:
         return str(self.encoding.decode(list(ids)))

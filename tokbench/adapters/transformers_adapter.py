@@ -20,11 +20,13 @@ from __future__ import annotations
 import copy
 import json
 import threading
+import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from tokbench.adapters.base import (
+    Encoded,
     Encoding,
     SourceInfo,
     Tokenizer,
@@ -32,6 +34,7 @@ from tokbench.adapters.base import (
     first_line,
     out_of_vocab,
     sha256_file,
+    spans_reproduce,
 )
 from tokbench.adapters.hf_tokenizers import (
     BYTE_PIECE,
@@ -127,9 +130,47 @@ def slow_rules(tok: Any) -> PieceRules:
         has_bytes = bool(sp.is_byte(sp.piece_to_id("<0x00>")))
         return PieceRules(byte_fallback=has_bytes, replacements=(("▁", " "),))
     wp = getattr(tok, "wordpiece_tokenizer", None)
-    if wp is not None:
+    # BertJapaneseTokenizer keeps its WordPiece as ``subword_tokenizer``
+    if wp is not None or getattr(tok, "subword_tokenizer_type", None) == "wordpiece":
         return PieceRules(continuing_prefix="##")
     return PieceRules()
+
+
+def nfkc_spans(text: str, pieces: Sequence[bytes]) -> list[tuple[int, int]] | None:
+    """Byte spans of pieces cut from the NFKC form of ``text`` (a word splitter such as
+    BertJapaneseTokenizer's MeCab normalizes first), mapped back onto ``text``.
+
+    Each character is normalized on its own, so a normalized byte maps back to the
+    character it came from; None when the pieces do not fit that form either.
+    """
+    norm = bytearray()
+    owner: list[tuple[int, int]] = []  # normalized byte -> (start, end) of its source char
+    pos = 0
+    for ch in text:
+        raw = ch.encode("utf-8", "surrogatepass")
+        out = unicodedata.normalize("NFKC", ch).encode("utf-8", "surrogatepass")
+        norm += out
+        owner += [(pos, pos + len(raw))] * len(out)
+        pos += len(raw)
+    data = bytes(norm)
+    spans = align_spans(data, pieces)
+    if not spans_reproduce(data, pieces, spans):
+        return None
+    mapped: list[tuple[int, int]] = []
+    for s, e in spans:
+        if e > s:
+            mapped.append((owner[s][0], owner[e - 1][1]))
+        else:
+            at = owner[s][0] if s < len(owner) else pos
+            mapped.append((at, at))
+    # a character split over two pieces (NFKC of "㈱" is "(株)") gives both its span;
+    # keep spans in order without overlap
+    prev = 0
+    for k, (s, e) in enumerate(mapped):
+        s = max(s, prev)
+        mapped[k] = (s, max(s, e))
+        prev = mapped[k][1]
+    return mapped
 
 
 class TransformersTokenizer(Tokenizer):
@@ -228,6 +269,24 @@ class TransformersTokenizer(Tokenizer):
                     out[k] = self.encode(texts[k])
         return out
 
+    def encode_batch_offsets(self, texts: Sequence[str], threads: int = 1) -> list[Encoded]:
+        """A fast tokenizer's ids and character offsets from one call per text (a slow one
+        has no offsets)."""
+        if not self.is_fast:
+            return super().encode_batch_offsets(texts, threads)
+        out = []
+        for t in texts:
+            r = self._call(t, offsets=True)
+            out.append(Encoded([int(i) for i in r["input_ids"]], r["offset_mapping"]))
+        return out
+
+    def normalize(self, text: str) -> str | None:
+        """A fast tokenizer's normalizer (a slow one exposes none)."""
+        if not self.is_fast:
+            return None
+        norm = self._tok.backend_tokenizer.normalizer
+        return text if norm is None else str(norm.normalize_str(text))
+
     def decode(self, ids: Sequence[int]) -> str:
         return str(self._tok.decode([int(i) for i in ids], skip_special_tokens=False,
                                     clean_up_tokenization_spaces=False))
@@ -264,7 +323,11 @@ class TransformersTokenizer(Tokenizer):
         if not self.is_fast:
             ids = self.encode(text)
             data = text.encode("utf-8")
-            return Encoding(ids, align_spans(data, [self.token_bytes(i) for i in ids]))
+            pieces = [self.token_bytes(i) for i in ids]
+            spans = align_spans(data, pieces)
+            if not spans_reproduce(data, pieces, spans):
+                spans = nfkc_spans(text, pieces) or spans
+            return Encoding(ids, spans)
         out = self._call(text, offsets=True)
         ids = [int(i) for i in out["input_ids"]]
         offsets = [(int(s), int(e)) for s, e in out["offset_mapping"]]

@@ -23,7 +23,16 @@ def main(args: argparse.Namespace) -> int:
 
     names: list[str] = list(args.names)
     if args.all:
-        names += [n for n in TOKENIZERS.names() if n not in names]
+        from tokbench.catalog import get_entry
+
+        for n in TOKENIZERS.names():
+            entry = get_entry(n)
+            if entry.large and n not in names:
+                size = f" ({entry.size / 1e6:.0f} MB)" if entry.size else ""
+                console().print(f"[dim]skipped {n}{size} with --all: fetch it by name[/]",
+                                highlight=False)
+            elif n not in names:
+                names.append(n)
     if not names:
         raise InputError("name the tokenizers to fetch (tokbench list tokenizers) or give --all")
     failures = fetch_with_progress(names)

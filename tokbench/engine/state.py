@@ -58,6 +58,7 @@ class RunState:
     def __init__(self, path: str | Path | None, interval: float = 2.0) -> None:
         self.path = Path(path) if path is not None else None
         self.interval = interval
+        self._cost = 0.0  # seconds the last write took
         self.suites: dict[str, SuiteProgress] = {}
         self._written_at = time.monotonic()
         self._dirty = False
@@ -88,7 +89,8 @@ class RunState:
 
     def touched(self) -> None:
         self._dirty = True
-        if time.monotonic() - self._written_at >= self.interval:
+        # at least `interval` apart, and never more than ~5% of the time on writing
+        if time.monotonic() - self._written_at >= max(self.interval, 20 * self._cost):
             self.flush()
 
     def flush(self) -> None:
@@ -96,10 +98,12 @@ class RunState:
             return
         from tokbench.output import atomic_write_text
 
+        t0 = time.monotonic()
         data = {"version": STATE_VERSION,
                 "suites": {k: v.to_dict() for k, v in sorted(self.suites.items())}}
         atomic_write_text(self.path, json.dumps(data, ensure_ascii=False))
         self._written_at = time.monotonic()
+        self._cost = self._written_at - t0
         self._dirty = False
 
     def remove(self) -> None:

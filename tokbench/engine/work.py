@@ -26,11 +26,13 @@ from tokbench.metrics.compute import (
     measure_documents,
     subset_sums,
 )
+from tokbench.metrics.conventions import DEFAULT as DEFAULT_CONVENTION
+from tokbench.metrics.conventions import FertilityConvention, Span, count_alone, word_spans
 from tokbench.metrics.stats import UnitStats, bound_failures
 from tokbench.suites.model import Document
 
 if TYPE_CHECKING:
-    from tokbench.adapters.base import Tokenizer
+    from tokbench.adapters.base import Encoded, Tokenizer
 
 
 class ShardSource(Protocol):
@@ -70,6 +72,7 @@ class ShardTask:
     subset_by: str
     parallel: bool
     threads: int = 1
+    fertility: str = "context/words"  # FertilityConvention, as text
 
     @property
     def nbytes(self) -> int:
@@ -110,16 +113,31 @@ def install(run_id: str, tokenizers: Sequence[tuple[str, Tokenizer]]) -> None:
 
 
 def install_from_specs(run_id: str, payload: Sequence[tuple[str, object]]) -> None:
-    """Load a run's tokenizers in a worker: ``payload`` holds (name, spec or object)."""
+    """Load a run's tokenizers in a worker: ``payload`` holds (name, how to get it): a
+    spec string, a picklable zero-argument factory, or the tokenizer object itself."""
     with _LOCK:
         if run_id in _TOOLKITS:
             return
+        loaded = [(name, materialize(spec)) for name, spec in payload]
+        _TOOLKITS.clear()  # one run at a time per worker: free the previous run's
+        _TOOLKITS[run_id] = Toolkit(loaded)
+
+
+def materialize(spec: object) -> Tokenizer:
+    """A tokenizer from a spec string, a zero-argument factory, or itself."""
+    from tokbench.adapters.base import Tokenizer
+
+    if isinstance(spec, Tokenizer):
+        return spec
+    if isinstance(spec, str):
         from tokbench.loader import load_tokenizer
 
-        loaded = [(name, load_tokenizer(spec) if isinstance(spec, str) else spec)
-                  for name, spec in payload]
-        _TOOLKITS.clear()  # one run at a time per worker: free the previous run's
-        _TOOLKITS[run_id] = Toolkit(loaded)  # type: ignore[arg-type]
+        return load_tokenizer(spec)
+    if callable(spec):
+        tok = spec()
+        if isinstance(tok, Tokenizer):
+            return tok
+    raise TypeError(f"not a tokenizer, spec or tokenizer factory: {spec!r}")
 
 
 def process_shard(task: ShardTask) -> ShardResult:
@@ -132,31 +150,41 @@ def process_shard(task: ShardTask) -> ShardResult:
     docs, counts = task.source.read()
     timings["read"] = time.perf_counter() - t0
     texts = [d.text for d in docs]
-    layout, segmenters = _layout(docs, task.collectors, timings)
+    conv = FertilityConvention.parse(task.fertility)
+    layout, spans, segmenters = _layout(docs, task.collectors, conv, timings)
     groups = _groups(docs, task.subset_by)
     stats = {}
     for name in task.tokenizers:
         stats[name] = _measure(task, docs, texts, layout, groups, toolkit.tokenizers[name],
-                               toolkit.tables[name], name, timings)
+                               toolkit.tables[name], name, timings, conv, spans)
     return ShardResult(task.suite, task.index, task.nbytes, stats, counts,
                        sorted({d.lang for d in docs}), segmenters, timings, platform.node())
 
 
-def _layout(docs: list[Document], collectors: frozenset[str], timings: dict[str, float]
-            ) -> tuple[SuiteLayout, dict[str, str | None]]:
+def _layout(docs: list[Document], collectors: frozenset[str], conv: FertilityConvention,
+            timings: dict[str, float]
+            ) -> tuple[SuiteLayout, list[Sequence[Span] | None] | None, dict[str, str | None]]:
+    """The shard's layout, its word spans under ``conv`` and the segmenter of each language."""
     t0 = time.perf_counter()
     spans = None
     segmenters: dict[str, str | None] = {}
+    texts = [d.text for d in docs]
     if "words" in collectors:
         from tokbench.words import segment_documents, segmenter_for
 
-        for lang in dict.fromkeys(d.lang for d in docs):
-            seg = segmenter_for(lang)
-            segmenters[lang] = f"{seg.name} ({seg.version})" if seg else None
-        spans = segment_documents(docs)
-    layout = SuiteLayout.build([d.text for d in docs], spans, "digits" in collectors)
+        segmented = None
+        if conv.words != "whitespace":
+            for lang in dict.fromkeys(d.lang for d in docs):
+                seg = segmenter_for(lang)
+                segmenters[lang] = f"{seg.name} ({seg.version})" if seg else None
+            segmented = segment_documents(docs)
+        else:
+            segmenters.update({lang: "whitespace (str.split)"
+                               for lang in dict.fromkeys(d.lang for d in docs)})
+        spans = word_spans(conv, texts, segmented)
+    layout = SuiteLayout.build(texts, spans, "digits" in collectors)
     timings["words"] = time.perf_counter() - t0
-    return layout, segmenters
+    return layout, spans, segmenters
 
 
 def _groups(docs: list[Document], subset_by: str) -> dict[str, np.ndarray]:
@@ -174,16 +202,19 @@ def _groups(docs: list[Document], subset_by: str) -> dict[str, np.ndarray]:
 
 
 def encode_all(tok: Tokenizer, texts: list[str], threads: int = 1
-               ) -> tuple[list[list[int] | None], list[tuple[int, str]]]:
-    """Encode every text; a text the tokenizer raises on is recorded, the rest go on."""
+               ) -> tuple[list[Encoded | None], list[tuple[int, str]]]:
+    """Encode every text once, with the backend's offsets where it gives them in the same
+    call (``Tokenizer.encode_batch_offsets``); a text the tokenizer raises on is recorded,
+    the rest go on."""
+
     try:
-        return list(tok.encode_batch(texts, threads=threads)), []
+        return list(tok.encode_batch_offsets(texts, threads=threads)), []
     except Exception:  # find the bad documents one by one
-        out: list[list[int] | None] = []
+        out: list[Encoded | None] = []
         errors: list[tuple[int, str]] = []
         for i, t in enumerate(texts):
             try:
-                out.append(tok.encode(t))
+                out.append(tok.encode_batch_offsets([t])[0])
             except Exception as e:
                 out.append(None)
                 errors.append((i, f"{type(e).__name__}: {e}"))
@@ -192,9 +223,11 @@ def encode_all(tok: Tokenizer, texts: list[str], threads: int = 1
 
 def _measure(task: ShardTask, docs: list[Document], texts: list[str], layout: SuiteLayout,
              groups: dict[str, np.ndarray], tok: Tokenizer, table: TokenTable, name: str,
-             timings: dict[str, float]) -> UnitStats:
+             timings: dict[str, float], conv: FertilityConvention = DEFAULT_CONVENTION,
+             spans: list[Sequence[Span] | None] | None = None) -> UnitStats:
     t0 = time.perf_counter()
-    encodings, errors = encode_all(tok, texts, task.threads)
+    encoded, errors = encode_all(tok, texts, task.threads)
+    encodings = [e.ids if e is not None else None for e in encoded]
     timings["encode"] = timings.get("encode", 0.0) + time.perf_counter() - t0
 
     def failure(i: int, **detail: Any) -> dict[str, Any]:
@@ -220,13 +253,21 @@ def _measure(task: ShardTask, docs: list[Document], texts: list[str], layout: Su
 
     t0 = time.perf_counter()
     counts = measure_documents(table, texts, encodings, decoded, None,
-                               numbers="digits" in task.collectors, layout=layout)
+                               numbers="digits" in task.collectors, layout=layout,
+                               offsets=[e.offsets if e is not None else None for e in encoded],
+                               offsets_unit=tok.offsets_unit)
+    if spans is not None and conv.encoding != "context" and "words" in task.collectors:
+        t1 = time.perf_counter()
+        alone = count_alone(tok, texts, spans, leading_space=conv.encoding == "alone_space")
+        counts.words, counts.continued, counts.single = alone.words, alone.continued, alone.single
+        counts.word_tokens = alone.tokens
+        timings["encode"] = timings.get("encode", 0.0) + time.perf_counter() - t1
     if decoded is not None:
         for i in np.flatnonzero(counts.ok & ~counts.roundtrip).tolist():
             got = decoded[i]
             if got is not None:
                 failures.append(failure(i, lang=docs[i].lang, **classify_roundtrip(
-                    texts[i], got, bool(counts.unk[i]))))
+                    texts[i], got, bool(counts.unk[i]), tok.normalize)))
     out = UnitStats()
     for subset, idx in groups.items():
         out.subsets[subset] = subset_sums(counts, idx, set(task.collectors))

@@ -7,10 +7,11 @@ per-token work is vectorized so the harness costs little next to the encoding.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -27,18 +28,33 @@ __all__ = ["RENYI_ALPHA", "ratio"]
 
 DIGIT_RUN = re.compile(r"\d+")
 MIN_CHUNKED_RUN = 4  # digit runs shorter than this say nothing about chunking
+#: how a run of 4+ ASCII digits is cut (see ``_count_digits``); the columns of ``DocCounts.runs``
+DIGIT_CLASSES = tuple(k.replace("runs_", "digits_") for k in RUN_KINDS)
 
 
 class TokenTable:
-    """Per-token facts (byte length, unknown, byte fallback), looked up lazily by id."""
+    """Per-token facts (bytes, byte length, unknown, byte fallback), looked up lazily by id.
+
+    Every token's bytes are also kept end to end in ``flat`` (token ``t`` at
+    ``start[t]:start[t] + length[t]``), so a suite's token bytes can be compared with its
+    text without a Python loop per token.
+    """
 
     def __init__(self, tokenizer: Tokenizer) -> None:
         self.tokenizer = tokenizer
         self._bytes: dict[int, bytes] = {}
         self.length = np.zeros(0, dtype=np.int64)
+        self.start = np.zeros(0, dtype=np.int64)
         self.known = np.zeros(0, dtype=bool)
         self.fallback = np.zeros(0, dtype=bool)
+        self.partial = np.zeros(0, dtype=bool)  # bytes not valid UTF-8 alone
+        self._flat = bytearray()
         self.unk_id = tokenizer.unk_id
+
+    @property
+    def flat(self) -> np.ndarray:
+        """All known tokens' bytes end to end (see ``start``)."""
+        return np.frombuffer(bytes(self._flat), dtype=np.uint8)
 
     def token_bytes(self, token_id: int) -> bytes:
         b = self._bytes.get(token_id)
@@ -55,18 +71,27 @@ class TokenTable:
         top = int(ids.max()) + 1
         if top > self.length.size:
             grow = max(top, self.length.size * 2)
-            self.length = np.concatenate([self.length, np.zeros(grow - self.length.size, np.int64)])
-            self.known = np.concatenate([self.known, np.zeros(grow - self.known.size, bool)])
-            self.fallback = np.concatenate(
-                [self.fallback, np.zeros(grow - self.fallback.size, bool)])
+
+            def widen(a: np.ndarray) -> np.ndarray:
+                return np.concatenate([a, np.zeros(grow - a.size, a.dtype)])
+
+            self.length, self.start = widen(self.length), widen(self.start)
+            self.known, self.fallback = widen(self.known), widen(self.fallback)
+            self.partial = widen(self.partial)
         new = np.unique(ids[~self.known[ids]]).tolist()
+        if not new:
+            return
         token_bytes = self.token_bytes
-        self.length[new] = [len(token_bytes(t)) for t in new]
+        pieces = [token_bytes(t) for t in new]
+        self.length[new] = [len(b) for b in pieces]
+        self.start[new] = len(self._flat) + np.concatenate(
+            [[0], np.cumsum(self.length[new])[:-1]])
+        self._flat += b"".join(pieces)
+        self.partial[new] = [not _valid_utf8(b) for b in pieces]
         if self.tokenizer.byte_fallback:
             is_fb = self.tokenizer.is_byte_fallback_token
             self.fallback[new] = [is_fb(t) for t in new]
         self.known[new] = True
-
 
     def _fill_all(self) -> None:
         everything = self.tokenizer.all_token_bytes()
@@ -74,11 +99,23 @@ class TokenTable:
             return
         self._bytes = dict(enumerate(everything))
         self.length = np.fromiter(map(len, everything), dtype=np.int64, count=len(everything))
+        self.start = np.concatenate([[0], np.cumsum(self.length)[:-1]]).astype(np.int64)
+        self._flat = bytearray(b"".join(everything))
         self.known = np.ones(len(everything), dtype=bool)
         self.fallback = np.zeros(len(everything), dtype=bool)
+        self.partial = np.fromiter((not _valid_utf8(b) for b in everything), dtype=bool,
+                                   count=len(everything))
         if self.tokenizer.byte_fallback:
             is_fb = self.tokenizer.is_byte_fallback_token
             self.fallback[:] = [is_fb(t) for t in range(len(everything))]
+
+
+def _valid_utf8(b: bytes) -> bool:
+    try:
+        b.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def char_to_byte_offsets(text: str) -> np.ndarray:
@@ -106,16 +143,21 @@ class DocCounts:
     bytes: np.ndarray
     chars: np.ndarray
     words: np.ndarray  # -1 where the language has no segmenter
-    continued: np.ndarray
+    continued: np.ndarray  # words of 2+ tokens
+    single: np.ndarray  # words of exactly one token
     roundtrip: np.ndarray
     unk: np.ndarray
     unk_chars: np.ndarray
     fallback: np.ndarray
+    byte_tokens: np.ndarray  # tokens whose bytes are not valid UTF-8 alone
     digits: np.ndarray
     digit_tokens: np.ndarray
-    runs: np.ndarray  # shape (n, 4): single, l2r3, r2l3, other
+    runs: np.ndarray  # shape (n, len(DIGIT_CLASSES))
     ids: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     doc_of_token: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    #: tokens counted for fertility: the document's own (``context``) or those of its words
+    #: encoded alone (``tokbench.metrics.conventions``)
+    word_tokens: np.ndarray | None = None
 
     def ids_of(self, docs: np.ndarray) -> np.ndarray:
         """All token ids of the documents ``docs``."""
@@ -147,6 +189,11 @@ class SuiteLayout:
     doc_of_word: np.ndarray
     digit_runs: np.ndarray | None  # (n_runs, 2) char ranges of digit runs, when counted
     doc_of_run: np.ndarray | None
+
+    @functools.cached_property
+    def data(self) -> bytes:
+        """The joined text's UTF-8 bytes."""
+        return self.joined.encode("utf-8", "surrogatepass")
 
     @classmethod
     def build(cls, texts: Sequence[str],
@@ -189,13 +236,17 @@ def measure_documents(
     word_spans: Sequence[Sequence[tuple[int, int]] | None] | None,
     numbers: bool = False,
     layout: SuiteLayout | None = None,
+    offsets: Sequence[Sequence[tuple[int, int]] | None] | None = None,
+    offsets_unit: str = "char",
 ) -> DocCounts:
     """Count everything the metrics need for a whole suite at once.
 
     Every per-token and per-word computation is a handful of numpy operations over
     the suite instead of a Python loop per document. Pass the suite's ``layout``
     (built from the same texts, word spans and ``numbers``) to share it between
-    tokenizers.
+    tokenizers. ``offsets`` are the backend's own token positions from the same encode
+    (``Tokenizer.encode_batch_offsets``): they place the tokens of documents whose token
+    bytes do not spell the text (a normalizer changed it, unknown tokens).
     """
     if layout is None:
         layout = SuiteLayout.build(texts, word_spans, numbers)
@@ -209,14 +260,18 @@ def measure_documents(
     table.ensure(ids)
 
     c = DocCounts(ok=ok, tokens=ntok, bytes=layout.nbytes, chars=layout.chars,
-                  words=layout.words, continued=zeros(), roundtrip=np.zeros(n, bool),
-                  unk=zeros(), unk_chars=zeros(), fallback=zeros(), digits=zeros(),
-                  digit_tokens=zeros(), runs=np.zeros((n, 4), np.int64), ids=ids,
+                  words=layout.words, continued=zeros(), single=zeros(),
+                  roundtrip=np.zeros(n, bool),
+                  unk=zeros(), unk_chars=zeros(), fallback=zeros(), byte_tokens=zeros(),
+                  digits=zeros(),
+                  digit_tokens=zeros(), runs=np.zeros((n, len(DIGIT_CLASSES)), np.int64), ids=ids,
                   doc_of_token=doc_of_token)
     if decoded is not None:
         c.roundtrip = np.array([d is not None and d == t for d, t in zip(decoded, texts,
                                                                            strict=True)])
     c.fallback = np.bincount(doc_of_token, weights=table.fallback[ids], minlength=n).astype(
+        np.int64)
+    c.byte_tokens = np.bincount(doc_of_token, weights=table.partial[ids], minlength=n).astype(
         np.int64)
     unk_mask = ids == table.unk_id if table.unk_id is not None else np.zeros(ids.size, bool)
     c.unk = np.bincount(doc_of_token, weights=unk_mask, minlength=n).astype(np.int64)
@@ -224,10 +279,10 @@ def measure_documents(
     need_spans = layout.has_words or numbers or bool(unk_mask.any())
     if not need_spans or ids.size == 0:
         return c
-    starts, ends = _global_spans(table, texts, ids, ntok, layout.nbytes, layout.byte_base)
+    starts, ends = token_spans(table, layout, ids, ntok, offsets, offsets_unit)
 
     if unk_mask.any():
-        data = layout.joined.encode("utf-8")
+        data = layout.data
         for t in np.flatnonzero(unk_mask).tolist():
             piece = data[starts[t]:ends[t]].decode("utf-8", errors="ignore")
             c.unk_chars[doc_of_token[t]] += len(piece)
@@ -237,57 +292,141 @@ def measure_documents(
     if layout.has_words and layout.word_bytes.size:
         first = np.searchsorted(e_ne, layout.word_bytes[:, 0], side="right")
         last = np.searchsorted(s_ne, layout.word_bytes[:, 1], side="left") - 1
-        cont = (last - first + 1) >= 2
-        c.continued = np.bincount(layout.doc_of_word, weights=cont, minlength=n).astype(np.int64)
+        cover = last - first + 1
+        c.continued = np.bincount(layout.doc_of_word, weights=cover >= 2,
+                                  minlength=n).astype(np.int64)
+        c.single = np.bincount(layout.doc_of_word, weights=cover == 1,
+                               minlength=n).astype(np.int64)
     if numbers:
         _count_digits(c, layout, s_ne, e_ne)
     return c
 
 
-def _global_spans(table: TokenTable, texts: Sequence[str], ids: np.ndarray, ntok: np.ndarray,
-                  nbytes: np.ndarray, byte_base: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Byte start and end of every token in the joined text.
+def token_spans(table: TokenTable, layout: SuiteLayout, ids: np.ndarray, ntok: np.ndarray,
+                offsets: Sequence[Sequence[tuple[int, int]] | None] | None = None,
+                offsets_unit: str = "char") -> tuple[np.ndarray, np.ndarray]:
+    """Byte start and end of every token in the suite's joined text.
 
-    Where a document's token bytes add up to its text (byte-level tokenizers), the
-    spans are a cumulative sum; SentencePiece's dummy-prefix space is dropped; any
-    other document is aligned piece by piece with ``align_spans``.
+    A document whose token bytes spell its text byte for byte (byte-level tokenizers;
+    SentencePiece's dummy-prefix space dropped) gets its spans by a cumulative sum:
+    exact, even for a token holding part of a character. Equal lengths are not enough:
+    a normalizer can add a byte in one place and remove one in another ("▁3,850 km²"
+    → "▁3,850 ▁km2"). Any other document takes the backend's ``offsets`` when given
+    (see ``_from_offsets``), else is aligned piece by piece with ``align_spans``.
     """
+    n = ntok.size
     lengths = table.length[ids].copy()
+    skip = np.zeros(ids.size, dtype=np.int64)  # leading token bytes that stand for no text
     first_tok = np.concatenate([[0], np.cumsum(ntok)[:-1]]).astype(np.int64)
-    doc_of_token = np.repeat(np.arange(ntok.size), ntok)
-    per_doc = np.bincount(doc_of_token, weights=lengths, minlength=ntok.size).astype(np.int64)
-    diff = per_doc - nbytes
+    doc_of_token = np.repeat(np.arange(n), ntok)
+    diff = np.bincount(doc_of_token, weights=lengths, minlength=n).astype(np.int64) - layout.nbytes
     # a token with no bytes (unknown, control) breaks the cumulative sum even when the
-    # lengths happen to add up: such documents are aligned piece by piece
-    empty = np.bincount(doc_of_token, weights=lengths == 0, minlength=ntok.size) > 0
-    odd = np.flatnonzero((diff != 0) | empty)
-    slow: list[int] = []
-    for d in odd.tolist():
+    # lengths happen to add up: such documents are placed otherwise
+    empty = np.bincount(doc_of_token, weights=lengths == 0, minlength=n) > 0
+    for d in np.flatnonzero((diff == 1) & ~empty & (ntok > 0)).tolist():
         t = int(first_tok[d])
-        if (diff[d] == 1 and not empty[d] and not texts[d].startswith(" ")
-                and table.token_bytes(int(ids[t])).startswith(b" ")):
+        if not layout.texts[d].startswith(" ") and table.token_bytes(int(ids[t])).startswith(b" "):
             lengths[t] -= 1  # the dummy prefix stands for no byte of the text
-        else:
-            slow.append(d)
+            skip[t] = 1
+            diff[d] = 0
+    exact = (diff == 0) & ~empty
+    exact[exact] = _same_bytes(table, layout, ids, lengths, skip, ntok, np.flatnonzero(exact))
     cum = np.concatenate([[0], np.cumsum(lengths)])
     # each document starts at its own byte base (documents are joined by one byte, a newline)
-    ends = cum[1:] + np.repeat(byte_base - cum[first_tok], ntok)
+    ends = cum[1:] + np.repeat(layout.byte_base - cum[first_tok], ntok)
     starts = ends - lengths
-    if slow:
+    rest = np.flatnonzero(~exact & (ntok > 0))
+    if offsets is not None:
+        given = [d for d in rest.tolist()
+                 if offsets[d] is not None and len(offsets[d]) == ntok[d]]  # type: ignore[arg-type]
+        if given:
+            _from_offsets(table, layout, ids, ntok, first_tok, np.asarray(given), offsets,
+                          offsets_unit, starts, ends)
+            rest = np.setdiff1d(rest, given)
+    if rest.size:
         from tokbench.adapters.base import align_spans
 
-        for d in slow:
+        for d in rest.tolist():
             t0, t1 = int(first_tok[d]), int(first_tok[d] + ntok[d])
-            data = texts[d].encode("utf-8")
+            data = layout.texts[d].encode("utf-8")
             spans = align_spans(data, [table.token_bytes(int(t)) for t in ids[t0:t1]])
-            arr = np.asarray(spans, dtype=np.int64).reshape(-1, 2) + byte_base[d]
+            arr = np.asarray(spans, dtype=np.int64).reshape(-1, 2) + layout.byte_base[d]
             starts[t0:t1], ends[t0:t1] = arr[:, 0], arr[:, 1]
     return starts, ends
 
 
+def _same_bytes(table: TokenTable, layout: SuiteLayout, ids: np.ndarray, lengths: np.ndarray,
+                skip: np.ndarray, ntok: np.ndarray, docs: np.ndarray) -> np.ndarray:
+    """For each document of ``docs`` (whose token lengths add up to its byte count),
+    whether its token bytes are exactly its text's bytes."""
+    if docs.size == 0:
+        return np.zeros(0, dtype=bool)
+    pick = np.zeros(ntok.size, dtype=bool)
+    pick[docs] = True
+    sel = pick[np.repeat(np.arange(ntok.size), ntok)]
+    lens = lengths[sel]
+    total = int(lens.sum())
+    within = np.arange(total) - np.repeat(np.cumsum(lens) - lens, lens)
+    stream = table.flat[np.repeat(table.start[ids[sel]] + skip[sel], lens) + within]
+    nb = layout.nbytes[docs]
+    text_pos = np.repeat(layout.byte_base[docs], nb) + (
+        np.arange(total) - np.repeat(np.cumsum(nb) - nb, nb))
+    text = np.frombuffer(layout.data, dtype=np.uint8)[text_pos]
+    bad = np.bincount(np.repeat(np.arange(docs.size), nb), weights=stream != text,
+                      minlength=docs.size)
+    return bad == 0
+
+
+def _from_offsets(table: TokenTable, layout: SuiteLayout, ids: np.ndarray, ntok: np.ndarray,
+                  first_tok: np.ndarray, docs: np.ndarray,
+                  offsets: Sequence[Sequence[tuple[int, int]] | None], unit: str,
+                  starts: np.ndarray, ends: np.ndarray) -> None:
+    """Spans of the tokens of ``docs`` from the backend's offsets (written in place).
+
+    Two corrections make them spans of text: a piece of only spaces that the backend
+    puts on a character that is no space (Hugging Face's ``▁`` dummy prefix on the first
+    character) covers nothing; a byte-fallback piece the backend gives no extent (all but
+    the last byte piece of a character) covers its character, like the last one.
+    """
+    arr = np.concatenate([np.asarray(offsets[d], dtype=np.int64).reshape(-1, 2)
+                          for d in docs.tolist()])
+    rep = np.repeat(docs, ntok[docs])
+    tok = np.concatenate([np.arange(first_tok[d], first_tok[d] + ntok[d]) for d in docs.tolist()])
+    if unit == "byte":
+        glob = arr + layout.byte_base[rep, None]
+    else:
+        chars = np.minimum(arr, layout.chars[rep, None]) + layout.char_base[rep, None]
+        glob = layout.offsets[chars]
+    s, e = glob[:, 0], glob[:, 1]
+    data = layout.data
+    tok_ids = ids[tok]
+    uniq = np.unique(tok_ids)
+    blank = [t for t in uniq.tolist() if table.length[t] and not table.token_bytes(t).strip(b" ")]
+    for k in np.flatnonzero(np.isin(tok_ids, blank) & (e > s)).tolist():
+        if data[s[k]:e[k]].strip():
+            e[k] = s[k]
+    holes = np.flatnonzero((e == s) & table.fallback[tok_ids])
+    if holes.size:
+        filled = np.flatnonzero(e > s)
+        nxt = np.searchsorted(filled, holes)
+        ok = nxt < filled.size
+        holes, nxt = holes[ok], filled[nxt[ok]]
+        same_doc = rep[nxt] == rep[holes]
+        s[holes[same_doc]], e[holes[same_doc]] = s[nxt[same_doc]], e[nxt[same_doc]]
+    starts[tok], ends[tok] = s, e
+
+
 def _count_digits(c: DocCounts, layout: SuiteLayout, starts: np.ndarray, ends: np.ndarray
                   ) -> None:
-    """Tokens per digit run, and how runs of 4+ ASCII digits are cut (all vectorized)."""
+    """Tokens per digit run, and how runs of 4+ ASCII digits are cut (all vectorized).
+
+    Every run of ``MIN_CHUNKED_RUN`` or more ASCII digits falls in exactly one class of
+    ``DIGIT_CLASSES``: one token per digit; groups of 3 from the left ("1234" → 123|4) or
+    from the right (1|234) — told apart only when the length is not a multiple of 3; groups
+    of 3 when it is (123|456: both directions give the same cut, so no direction is
+    claimed); the whole run one token ("2020"); any other cut. A token reaching outside the
+    run (" 2020", "2020s") counts by the cuts inside the run.
+    """
     runs, doc, offsets = layout.digit_runs, layout.doc_of_run, layout.offsets
     if runs is None or doc is None or runs.size == 0:
         return
@@ -300,10 +439,7 @@ def _count_digits(c: DocCounts, layout: SuiteLayout, starts: np.ndarray, ends: n
     c.digits += np.bincount(doc, weights=n_digits, minlength=n).astype(np.int64)
     c.digit_tokens += np.bincount(doc, weights=np.maximum(last - first + 1, 0),
                                   minlength=n).astype(np.int64)
-    # Chunking: ASCII runs long enough to tell the patterns apart (l2r and r2l groups of 3
-    # coincide when the length is a multiple of 3).
-    pick = np.flatnonzero((n_digits >= MIN_CHUNKED_RUN) & (n_digits % 3 != 0)
-                          & (b1 - b0 == n_digits))
+    pick = np.flatnonzero((n_digits >= MIN_CHUNKED_RUN) & (b1 - b0 == n_digits))
     if pick.size == 0:
         return
     cuts_per_run = np.maximum(last[pick] - first[pick], 0)  # tokens after the first one
@@ -318,10 +454,12 @@ def _count_digits(c: DocCounts, layout: SuiteLayout, starts: np.ndarray, ends: n
     nd = n_digits[pick]
     k = cuts_per_run
     groups = (nd - 1) // 3
-    cls = np.full(pick.size, 3)
-    cls[(k == groups) & (right3 == k)] = 2
-    cls[(k == groups) & (left3 == k)] = 1
-    cls[k == nd - 1] = 0
+    cls = np.full(pick.size, DIGIT_CLASSES.index("digits_other"))
+    cls[(k == groups) & (right3 == k)] = DIGIT_CLASSES.index("digits_r2l3")
+    cls[(k == groups) & (left3 == k)] = DIGIT_CLASSES.index("digits_l2r3")
+    cls[(k == groups) & (left3 == k) & (right3 == k)] = DIGIT_CLASSES.index("digits_groups3")
+    cls[k == nd - 1] = DIGIT_CLASSES.index("digits_single")
+    cls[k == 0] = DIGIT_CLASSES.index("digits_whole")
     np.add.at(c.runs, (doc[pick], cls), 1)
 
 
@@ -332,14 +470,16 @@ def subset_sums(c: DocCounts, idx: np.ndarray, collectors: set[str]) -> SubsetSt
         "docs": int(idx.size), "ok": int(ok.size), "failed": int(idx.size - ok.size),
         "tokens": int(c.tokens[ok].sum()), "bytes": int(c.bytes[ok].sum()),
         "chars": int(c.chars[ok].sum()), "unk": int(c.unk[ok].sum()),
-        "fallback": int(c.fallback[ok].sum()),
+        "fallback": int(c.fallback[ok].sum()), "byte_tokens": int(c.byte_tokens[ok].sum()),
     }
     if "decode" in collectors:
         s["roundtrip"] = int(c.roundtrip[ok].sum())
     if "words" in collectors:
         seg = ok[c.words[ok] >= 0]
-        s.update(seg_docs=int(seg.size), seg_tokens=int(c.tokens[seg].sum()),
-                 words=int(c.words[seg].sum()), continued=int(c.continued[seg].sum()))
+        word_tokens = c.tokens if c.word_tokens is None else c.word_tokens
+        s.update(seg_docs=int(seg.size), seg_tokens=int(word_tokens[seg].sum()),
+                 words=int(c.words[seg].sum()), continued=int(c.continued[seg].sum()),
+                 single_words=int(c.single[seg].sum()))
     if "unk_spans" in collectors:
         s["unk_chars"] = int(c.unk_chars[ok].sum())
     if "digits" in collectors:
@@ -354,10 +494,18 @@ def subset_sums(c: DocCounts, idx: np.ndarray, collectors: set[str]) -> SubsetSt
 
 
 def renyi_efficiency(ids: np.ndarray, vocab_size: int, alpha: float = RENYI_ALPHA) -> float | None:
-    """Rényi entropy of the unigram distribution divided by log |V| (Zouhar et al. 2023)."""
+    """``renyi_efficiency_vocab`` of the token ids ``ids`` (see ``renyi_from_counts``)."""
     if ids.size == 0:
         return None
     return renyi_from_counts(np.bincount(ids), vocab_size, alpha)
+
+
+def renyi_efficiency_seen(ids: np.ndarray, alpha: float = RENYI_ALPHA) -> float | None:
+    """``renyi_efficiency_seen`` of the token ids ``ids`` (see ``renyi_from_counts``)."""
+    if ids.size == 0:
+        return None
+    counts = np.bincount(ids)
+    return renyi_from_counts(counts, int(np.count_nonzero(counts)), alpha)
 
 
 def evaluate(stats: SubsetStats, metrics: Sequence[MetricInfo], ctx: MetricContext
@@ -382,24 +530,67 @@ def aggregate(c: DocCounts, idx: np.ndarray, families: Sequence[str], vocab_size
     return {k: v for k, v in values.items() if v is not None}
 
 
-def classify_roundtrip(original: str, decoded: str, has_unk: bool) -> dict[str, Any]:
-    """Why a round-trip failed: kind, first differing character offset and excerpts."""
+def classify_roundtrip(original: str, decoded: str, has_unk: bool,
+                       normalize: Callable[[str], str | None] | None = None) -> dict[str, Any]:
+    """Why a round-trip failed: kind, first differing character offset and excerpts.
+
+    ``normalize`` is the tokenizer's own normalizer (``Tokenizer.normalize``); without
+    one, Unicode NFKC stands in for it. Where the tokenizer has one, the offset is that of
+    the first difference its normalizer does not explain (an unknown token, not a newline
+    the normalizer collapsed), as a character offset into ``original``.
+    """
+    own = normalize is not None and normalize(original) is not None
+    norm: Callable[[str], str] = (
+        (lambda s: normalize(s) or "") if own and normalize is not None else _nfkc)
+    kind = roundtrip_kind(original, decoded, has_unk, norm)
+    if own and kind in ("unknown_token", "other"):
+        target = norm(original)
+        p = _first_difference(target, decoded)
+        at = _original_offset(original, p, norm) if p < len(target) else len(original)
+        got_at = p
+    else:
+        at = got_at = _first_difference(original, decoded)
+    lo, glo = max(0, at - 20), max(0, got_at - 20)
+    return {"kind": kind, "offset": at, "expected": original[lo:at + 20],
+            "got": decoded[glo:got_at + 20]}
+
+
+def roundtrip_kind(original: str, decoded: str, has_unk: bool,
+                   norm: Callable[[str], str]) -> str:
+    """The failure class, first rule that holds: unknown_token, normalization (the
+    normalizer explains the change), whitespace, normalization with whitespace, other."""
     def squeeze(s: str) -> str:
         return "".join(s.split())
 
-    nfkc_o, nfkc_d = (unicodedata.normalize("NFKC", s) for s in (original, decoded))
     if has_unk:
-        kind = "unknown_token"
-    elif nfkc_o == nfkc_d:
-        kind = "normalization"
-    elif squeeze(original) == squeeze(decoded):
-        kind = "whitespace"
-    elif squeeze(nfkc_o) == squeeze(nfkc_d):
-        kind = "normalization"  # e.g. SentencePiece's nmt_nfkc also collapses whitespace
-    else:
-        kind = "other"
-    at = next((k for k, (a, b) in enumerate(zip(original, decoded, strict=False)) if a != b),
-              min(len(original), len(decoded)))
-    lo = max(0, at - 20)
-    return {"kind": kind, "offset": at, "expected": original[lo:at + 20],
-            "got": decoded[lo:at + 20]}
+        return "unknown_token"
+    n_o, n_d = norm(original), norm(decoded)
+    if n_o in (n_d, decoded):
+        return "normalization"
+    if squeeze(original) == squeeze(decoded):
+        return "whitespace"
+    if squeeze(n_o) in (squeeze(n_d), squeeze(decoded)):
+        return "normalization"  # e.g. SentencePiece's nmt_nfkc also collapses whitespace
+    return "other"
+
+
+def _nfkc(s: str) -> str:
+    return unicodedata.normalize("NFKC", s)
+
+
+def _first_difference(a: str, b: str) -> int:
+    return next((k for k, (x, y) in enumerate(zip(a, b, strict=False)) if x != y),
+                min(len(a), len(b)))
+
+
+def _original_offset(original: str, p: int, norm: Callable[[str], str]) -> int:
+    """The character of ``original`` whose normalized form holds position ``p`` of
+    ``norm(original)`` (normalizers act locally, so prefixes normalize to prefixes)."""
+    lo, hi = 0, len(original)
+    while lo < hi:  # smallest j with len(norm(original[:j])) > p
+        mid = (lo + hi) // 2
+        if len(norm(original[:mid])) > p:
+            hi = mid
+        else:
+            lo = mid + 1
+    return max(0, lo - 1)

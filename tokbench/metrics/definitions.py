@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from tokbench.metrics.base import MetricContext, MetricInfo, SumsView
+from tokbench.metrics.stats import RUN_KINDS
 
 RENYI_ALPHA = 2.5
 
@@ -25,15 +26,27 @@ def ratio(num: float, den: float) -> float | None:
     return num / den if den else None
 
 
-def renyi_from_counts(counts: np.ndarray, vocab_size: int, alpha: float = RENYI_ALPHA
-                      ) -> float | None:
-    """Rényi entropy of the unigram distribution given by ``counts``, over log |V|."""
+def renyi_entropy(counts: np.ndarray, alpha: float = RENYI_ALPHA) -> float | None:
+    """Rényi entropy H_α (nats) of the unigram distribution given by token ``counts``."""
     counts = counts[counts > 0].astype(np.float64)
     total = counts.sum()
-    if total == 0 or vocab_size < 2:
+    if total == 0:
         return None
     p = counts / total
-    h = math.log(float(np.sum(p ** alpha))) / (1.0 - alpha)
+    return math.log(float(np.sum(p ** alpha))) / (1.0 - alpha)
+
+
+def renyi_from_counts(counts: np.ndarray, vocab_size: int, alpha: float = RENYI_ALPHA
+                      ) -> float | None:
+    """Rényi efficiency: H_α of the unigram distribution given by ``counts`` over
+    log ``vocab_size`` (Zouhar et al. 2023). Two denominators are in use, and tokbench
+    reports both under different names: the declared vocabulary size, special and unused
+    ids included (``renyi_efficiency_vocab``), and the number of distinct tokens seen
+    (``renyi_efficiency_seen``: the default of the reference implementation,
+    tokenization-scorer, whose default α is 3.0; ``-e power=2.5`` gives tokbench's)."""
+    h = renyi_entropy(counts, alpha)
+    if h is None or vocab_size < 2:
+        return None
     return h / math.log(vocab_size)
 
 
@@ -47,16 +60,24 @@ def _vocab_used(s: SumsView, ctx: MetricContext) -> float | None:
     return ratio(0 if hist is None else len(hist[0]), ctx.vocab_size)  # type: ignore[arg-type]
 
 
-def _renyi(s: SumsView, ctx: MetricContext) -> float | None:
+def _renyi_vocab(s: SumsView, ctx: MetricContext) -> float | None:
     hist = s.histogram
     if hist is None:
         return None
     return renyi_from_counts(np.asarray(hist[1]), ctx.vocab_size)
 
 
+def _renyi_seen(s: SumsView, ctx: MetricContext) -> float | None:
+    hist = s.histogram
+    if hist is None:
+        return None
+    counts = np.asarray(hist[1])
+    return renyi_from_counts(counts, int(np.count_nonzero(counts)))
+
+
 def _run_share(kind: str) -> object:
     def share(s: SumsView, ctx: MetricContext) -> float | None:
-        total = s["runs_single"] + s["runs_l2r3"] + s["runs_r2l3"] + s["runs_other"]
+        total = sum(s[k] for k in RUN_KINDS)
         return s[kind] / total if s["digits"] and total else None
     return share
 
@@ -76,14 +97,28 @@ BUILTIN_METRICS: list[MetricInfo] = [
     _m("chars_per_token", "compression", "higher", "code points per token",
        "Σ chars / Σ tokens", needs=("chars", "tokens"),
        compute=lambda s, c: ratio(s["chars"], s["tokens"])),
-    _m("fertility", "fertility", "lower", "tokens per word (language's word segmenter)",
+    _m("fertility", "fertility", "lower", "tokens per word (as --fertility counts: by default "
+       "the document's tokens over the words of the language's segmenter)",
        "Σ tokens / Σ words", citation=_RUST, needs=("seg_tokens", "words"),
        compute=lambda s, c: ratio(s["seg_tokens"], s["words"]) if _segmented(s) else None),
     _m("continued_words", "fertility", "lower", "share of words split over two or more tokens",
        "Σ words covered by ≥2 tokens / Σ words", citation=_RUST, needs=("continued", "words"),
        compute=lambda s, c: ratio(s["continued"], s["words"]) if _segmented(s) else None),
+    _m("strr", "fertility", "higher",
+       "single-token retention rate: share of words that are one token (toklens's STRR with "
+       "--fertility alone/whitespace)", "Σ words of exactly 1 token / Σ words",
+       needs=("single_words", "words"),
+       compute=lambda s, c: ratio(s["single_words"], s["words"]) if _segmented(s) else None),
     _m("premium", "premium", "lower", "tokens relative to English on the same parallel documents",
        "Σ tokens(lang) / Σ tokens(eng_Latn), same aligned documents", citation=_PETROV,
+       needs=("aligned_tokens",)),
+    _m("premium_gini", "premium", "lower",
+       "Gini coefficient of the premiums over the suite's languages (0: every language costs "
+       "the same)", "Σᵢ Σⱼ |pᵢ − pⱼ| / (2 n Σ p)", needs=("aligned_tokens",)),
+    _m("premium_macro", "premium", "lower", "mean premium over the suite's languages",
+       "Σ p / n", needs=("aligned_tokens",)),
+    _m("premium_worst", "premium", "lower",
+       "largest premium of the suite's languages (the language is in the row)", "max p",
        needs=("aligned_tokens",)),
     _m("roundtrip", "roundtrip", "higher", "share of documents with decode(encode(x)) == x",
        "documents round-tripped exactly / documents", needs=("roundtrip",),
@@ -97,11 +132,23 @@ BUILTIN_METRICS: list[MetricInfo] = [
     _m("byte_fallback", "unknown", "lower", "byte-fallback pieces per token",
        "Σ byte pieces / Σ tokens", needs=("fallback", "tokens"),
        compute=lambda s, c: ratio(s["fallback"], s["tokens"])),
+    _m("byte_token_rate", "unknown", "lower",
+       "tokens whose bytes are not valid UTF-8 alone (parts of a character, single bytes "
+       "0x80-0xFF, byte-fallback pieces of such bytes) per token: what byte-level BPE does "
+       "where it knows a script badly (unk_rate and byte_fallback stay 0 there)",
+       "Σ tokens not valid UTF-8 alone / Σ tokens", needs=("byte_tokens", "tokens"),
+       compute=lambda s, c: ratio(s["byte_tokens"], s["tokens"])),
     _m("vocab_used", "vocab_use", "none", "share of the vocabulary seen",
        "distinct ids / vocab size", needs=("histogram",), compute=_vocab_used),
-    _m("renyi_efficiency", "vocab_use", "higher",
-       "Rényi efficiency of the unigram distribution, α=2.5", "H_2.5(p) / log |V|",
-       citation=_ZOUHAR, needs=("histogram",), compute=_renyi),
+    _m("renyi_efficiency_vocab", "vocab_use", "higher",
+       "Rényi efficiency of the unigram distribution, α=2.5, over the declared vocabulary "
+       "(special and unused ids included)", "H_2.5(p) / log |V declared|",
+       citation=_ZOUHAR, needs=("histogram",), compute=_renyi_vocab),
+    _m("renyi_efficiency_seen", "vocab_use", "higher",
+       "Rényi efficiency of the unigram distribution, α=2.5, over the distinct tokens seen "
+       "(tokenization-scorer's default denominator; its default α is 3.0)",
+       "H_2.5(p) / log |types seen|", citation=_ZOUHAR, needs=("histogram",),
+       compute=_renyi_seen),
     _m("throughput_mb_s", "throughput", "higher", "encode speed, one thread (median of repeats)",
        "MB / s", unit="MB/s", deterministic=False, decimals=2),
     _m("throughput_tokens_s", "throughput", "higher", "tokens encoded per second, one thread",
@@ -112,16 +159,28 @@ BUILTIN_METRICS: list[MetricInfo] = [
     _m("digits_single", "numbers", "none",
        "share of digit runs (≥4 digits) cut into single digits", "runs / runs",
        needs=("runs_single",), compute=_run_share("runs_single")),
-    _m("digits_l2r3", "numbers", "none", "share of digit runs cut in groups of 3 from the left",
-       "runs / runs", needs=("runs_l2r3",), compute=_run_share("runs_l2r3")),
-    _m("digits_r2l3", "numbers", "none", "share of digit runs cut in groups of 3 from the right",
-       "runs / runs", needs=("runs_r2l3",), compute=_run_share("runs_r2l3")),
+    _m("digits_l2r3", "numbers", "none", "share of digit runs (≥4, length not a multiple of 3) "
+       "cut in groups of 3 from the left", "runs / runs", needs=("runs_l2r3",),
+       compute=_run_share("runs_l2r3")),
+    _m("digits_r2l3", "numbers", "none", "share of digit runs (≥4, length not a multiple of 3) "
+       "cut in groups of 3 from the right", "runs / runs", needs=("runs_r2l3",),
+       compute=_run_share("runs_r2l3")),
+    _m("digits_groups3", "numbers", "none", "share of digit runs whose length is a multiple of "
+       "3 cut in groups of 3 (from the left and from the right give the same cut)",
+       "runs / runs", needs=("runs_groups3",), compute=_run_share("runs_groups3")),
+    _m("digits_whole", "numbers", "none", "share of digit runs (≥4 digits) left in one token",
+       "runs / runs", needs=("runs_whole",), compute=_run_share("runs_whole")),
     _m("digits_other", "numbers", "none", "share of digit runs cut any other way",
        "runs / runs", needs=("runs_other",), compute=_run_share("runs_other")),
     _m("vocab_size", "tokenizer", "none", "declared vocabulary size", decimals=0),
     _m("special_tokens", "tokenizer", "none", "special (control) tokens", decimals=0),
-    _m("invalid_utf8_tokens", "tokenizer", "none",
-       "tokens whose bytes are not valid UTF-8 alone", decimals=0),
+    _m("utf8_fragment_tokens", "tokenizer", "none",
+       "tokens of two or more bytes that are not valid UTF-8 alone (parts of a character; the "
+       "count published for byte-level vocabularies)", decimals=0),
+    _m("single_byte_tokens", "tokenizer", "none",
+       "tokens of one byte 0x80-0xFF (not valid UTF-8 alone)", decimals=0),
     _m("unreachable_tokens", "tokenizer", "lower",
-       "tokens t with encode(decode([t])) != [t] (among valid UTF-8 tokens)", decimals=0),
+       "valid UTF-8 tokens no text encodes to: encode(decode([t])) != [t]; with a dummy prefix, "
+       "tokens that do not start a word are tested inside a word (after a separator "
+       "character)", decimals=0),
 ]

@@ -9,6 +9,7 @@ order of shards and how a corpus is split never changes a result; metric formula
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,17 +19,20 @@ import numpy as np
 #: Work a shard does beyond encoding, and the statistics each produces. ``counts`` is
 #: always done; the others only when a chosen metric ``needs`` one of their statistics.
 COLLECTORS: dict[str, tuple[str, ...]] = {
-    "counts": ("docs", "ok", "failed", "tokens", "bytes", "chars", "unk", "fallback"),
+    "counts": ("docs", "ok", "failed", "tokens", "bytes", "chars", "unk", "fallback",
+               "byte_tokens"),
     "decode": ("roundtrip",),
-    "words": ("seg_docs", "seg_tokens", "words", "continued"),
+    "words": ("seg_docs", "seg_tokens", "words", "continued", "single_words"),
     "unk_spans": ("unk_chars",),
     "digits": ("digits", "digit_tokens", "runs_single", "runs_l2r3", "runs_r2l3",
-               "runs_other"),
+               "runs_other", "runs_groups3", "runs_whole"),
     "histogram": ("histogram",),
     "premium": ("aligned_tokens",),
 }
 STAT_COLLECTOR = {stat: name for name, stats in COLLECTORS.items() for stat in stats}
-RUN_KINDS = ("runs_single", "runs_l2r3", "runs_r2l3", "runs_other")
+#: how runs of 4+ digits are cut (columns of ``DocCounts.runs``; see ``_count_digits``)
+RUN_KINDS = ("runs_single", "runs_l2r3", "runs_r2l3", "runs_other", "runs_groups3",
+             "runs_whole")
 
 #: at most this many example failures of each kind are kept per (tokenizer, suite);
 #: the total count is always kept
@@ -69,7 +73,7 @@ class SubsetStats:
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"sums": dict(sorted(self.sums.items()))}
         if self.hist_ids is not None and self.hist_counts is not None:
-            d["hist"] = [self.hist_ids.tolist(), self.hist_counts.tolist()]
+            d["hist"] = [_pack(self.hist_ids), _pack(self.hist_counts)]
         return d
 
     @classmethod
@@ -77,26 +81,40 @@ class SubsetStats:
         hist = d.get("hist")
         ids = counts = None
         if hist is not None:
-            ids = np.asarray(hist[0], dtype=np.int64)
-            counts = np.asarray(hist[1], dtype=np.int64)
+            ids, counts = _unpack(hist[0]), _unpack(hist[1])
         return cls({k: int(v) for k, v in d["sums"].items()}, ids, counts)
 
 
 def merge_histograms(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]
                      ) -> tuple[np.ndarray, np.ndarray]:
-    """Sum two sparse histograms (sorted unique ids, counts)."""
-    ids = np.concatenate([a[0], b[0]])
-    counts = np.concatenate([a[1], b[1]])
-    uniq, inverse = np.unique(ids, return_inverse=True)
-    total = np.zeros(uniq.size, dtype=np.int64)
-    np.add.at(total, inverse, counts)
-    return uniq, total
+    """Sum two sparse histograms (sorted unique ids, counts); linear in the id range,
+    no sorting (ids are vocabulary ids, so the range is the vocabulary)."""
+    if not a[0].size:
+        return b
+    if not b[0].size:
+        return a
+    dense = np.zeros(int(max(a[0][-1], b[0][-1])) + 1, dtype=np.int64)
+    dense[a[0]] += a[1]
+    dense[b[0]] += b[1]
+    ids = np.flatnonzero(dense)
+    return ids.astype(np.int64), dense[ids]
 
 
 def histogram(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sparse histogram of token ids."""
-    uniq, counts = np.unique(ids, return_counts=True)
-    return uniq.astype(np.int64), counts.astype(np.int64)
+    """Sparse histogram of token ids: (sorted distinct ids, their counts)."""
+    if not ids.size:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    dense = np.bincount(ids)
+    nz = np.flatnonzero(dense)
+    return nz.astype(np.int64), dense[nz].astype(np.int64)
+
+
+def _pack(a: np.ndarray) -> str:
+    return base64.b64encode(np.ascontiguousarray(a, dtype="<i8").tobytes()).decode("ascii")
+
+
+def _unpack(s: str) -> np.ndarray:
+    return np.frombuffer(base64.b64decode(s), dtype="<i8").astype(np.int64)
 
 
 @dataclass

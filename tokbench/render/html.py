@@ -350,6 +350,11 @@ def _suite_sections(results: Results, page: _Page) -> None:
         sid = _slug(f"suite-{suite}", page.ids)
         label = {"lang": "language", "domain": "domain"}.get(d.get("subset_by", ""), "subset")
         body = ["<h3>All documents</h3>", leaderboard(summary, f"{suite}: every metric")]
+        worst = [f"{r.tokenizer} {r.extra['lang']} ({r.value:.2f})" for r in results.rows
+                 if r.suite == suite and r.metric == "premium_worst" and r.extra.get("lang")]
+        if worst:
+            body.append(f'<p class="note">Worst-case language (premium_worst): '
+                        f'{esc(", ".join(worst))}.</p>')
         children: list[tuple[str, str]] = []
         tables = [t for t in build_tables(results, suites=[suite]) if len(t.subsets) > 1]
         if tables:
@@ -374,7 +379,8 @@ def _plot_title(name: str) -> str:
     stem = Path(name).stem
     for prefix, title in (("premium_", "Token premium against English"),
                           ("bytes_per_token_", "Bytes per token by domain"),
-                          ("fertility_japanese_", "Fertility on Japanese")):
+                          ("fertility_japanese_", "Fertility on Japanese"),
+                          ("fairness_", "Fairness across languages")):
         if stem.startswith(prefix):
             return f"{title} ({stem[len(prefix):]})"
     return {"throughput": "Encode throughput"}.get(stem, stem.replace("_", " "))

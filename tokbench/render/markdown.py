@@ -80,6 +80,10 @@ def render_markdown(results: Results, plots: list[str] | None = None) -> str:
             continue
         out += ["", f"## {md_text(suite)}", "", "### summary (all documents)", "",
                 table_markdown(summary, "metric")]
+        worst = [f"{r.tokenizer} {r.extra['lang']} ({r.value:.2f})" for r in results.rows
+                 if r.suite == suite and r.metric == "premium_worst" and r.extra.get("lang")]
+        if worst:
+            out += ["", "Worst-case language (premium_worst): " + ", ".join(worst) + "."]
         for t in build_tables(results, suites=[suite]):
             if len(t.subsets) <= 1:
                 continue

@@ -55,6 +55,49 @@ def _grouped_bars(plt: Any, values: dict[tuple[str, str], float], tokenizers: Se
     return path
 
 
+def _fairness(plt: Any, results: Results, suite: str, tokenizers: Sequence[str],
+              path: Path) -> Path | None:
+    """Per tokenizer: Gini of the premiums (left); mean and worst premium, the worst
+    language written on its bar (right)."""
+    rows = {(r.tokenizer, r.metric): r for r in results.rows
+            if r.suite == suite and r.subset == "all"
+            and r.metric in ("premium_gini", "premium_macro", "premium_worst")
+            and isinstance(r.value, (int, float))}
+    toks = [t for t in tokenizers if (t, "premium_gini") in rows]
+    if not toks:
+        return None
+    fig, (left, right) = plt.subplots(1, 2, figsize=(max(8.0, 1.4 * len(toks) + 4), 4.2))
+    xs = range(len(toks))
+    def value(t: str, metric: str) -> float:
+        return float(rows[(t, metric)].value or 0.0)
+
+    left.bar(xs, [value(t, "premium_gini") for t in toks], color="#4c72b0")
+    left.set_title("Gini of premiums (0 = equal cost)")
+    width = 0.4
+    macro = [value(t, "premium_macro") for t in toks]
+    worst = [value(t, "premium_worst") for t in toks]
+    right.bar([x - width / 2 for x in xs], macro, width, label="mean premium", color="#55a868")
+    bars = right.bar([x + width / 2 for x in xs], worst, width, label="worst premium",
+                     color="#c44e52")
+    for bar, t in zip(bars, toks, strict=True):
+        lang = rows[(t, "premium_worst")].extra.get("lang", "")
+        right.annotate(str(lang), (bar.get_x() + bar.get_width() / 2, bar.get_height()),
+                       ha="center", va="bottom", fontsize=7, rotation=90)
+    right.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
+    right.set_ylim(0, max(worst) * 1.3)  # room for the language names
+    right.set_title("Premium against English: mean and worst language")
+    right.legend(fontsize=8)
+    for ax in (left, right):
+        ax.set_xticks(list(xs))
+        ax.set_xticklabels(toks, rotation=45, ha="right", fontsize=8)
+        ax.grid(axis="y", alpha=0.3)
+    fig.suptitle(f"Fairness across languages ({suite})")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def render_plots(results: Results, out_dir: str | Path) -> list[Path]:
     """Write the standard plots into ``out_dir``; returns the files written."""
     plt = _pyplot()
@@ -72,6 +115,8 @@ def render_plots(results: Results, out_dir: str | Path) -> list[Path]:
             written.append(_grouped_bars(
                 plt, prem, toks, langs, f"Token premium against English ({suite})",
                 "tokens / English tokens", out / f"premium_{safe_filename(suite)}.png", hline=1.0))
+            written.append(_fairness(plt, results, suite, toks,
+                                     out / f"fairness_{safe_filename(suite)}.png"))
         if d.get("subset_by") == "domain":
             bpt = _values(results, suite, "bytes_per_token")
             groups = [g for g in order_subsets({s for (_, s) in bpt}) if g != "all"]

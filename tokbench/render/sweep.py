@@ -30,7 +30,7 @@ class SweepTables:
 
 
 SUMMARY_METRICS = ("tokens", "bytes_per_token", "fertility", "roundtrip", "unk_rate",
-                   "byte_fallback", "vocab_used", "renyi_efficiency")
+                   "byte_fallback", "vocab_used", "renyi_efficiency_vocab")
 
 
 def sweep_tables(results: Results) -> SweepTables:

@@ -42,7 +42,7 @@ SuiteLoader = Callable[..., Suite | StreamingSuite]
 
 SUITES: Registry[SuiteLoader] = Registry("suite", "tokbench.suites")
 for _name in BUILTIN_SUITES:
-    SUITES.register(_name, lambda n=_name: functools.partial(load_builtin, n))
+    SUITES.register(_name, functools.partial(load_builtin, _name))
 SUITES.register("flores200", "tokbench.suites.external:load_flores200")
 
 SCHEMES: Registry[SuiteLoader] = Registry("suite scheme", "tokbench.suite_schemes")
@@ -187,7 +187,7 @@ def load_suite(spec: str | Suite | StreamingSuite, *, errors: str | None = None,
         suite = _call(loader, f"{scheme}:{target}", target, errors=errors_value, **merged)
     suite = _select(suite, generic, f"suite {spec!r}")
     if isinstance(suite, StreamingSuite):
-        if suite.nbytes == 0:
+        if suite.files and suite.nbytes == 0:
             raise InputError(f"suite {spec!r} has no documents (its files are empty)")
         return suite
     if not suite.documents:

@@ -7,6 +7,12 @@ come from ``load_suite(spec, **options)`` or the spec's ``?key=value&...`` query
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -323,11 +329,65 @@ def parse_hf_target(target: str) -> tuple[str, str | None, str]:
     return name, config or None, split or "train"
 
 
-def load_hf_dataset(target: str, *, errors: str = "strict", **options: Any) -> Suite:
-    """A Hugging Face dataset split through the ``datasets`` library (needs the hub).
+@dataclass(frozen=True)
+class HFFields:
+    """How a dataset row becomes a document."""
+
+    text_field: str = "text"
+    lang: str = UNDETERMINED
+    lang_field: str | None = None
+    domain_field: str | None = None
+    id_field: str | None = None
+
+    def document(self, reader: Reader, row: Any, i: int, where: str, split: str
+                 ) -> Document | None:
+        text = reader.check_text(record_field(reader, row, self.text_field, where), where)
+        if text is None:
+            return None
+        if text == "":
+            reader.counts.skipped_empty += 1
+            return None
+        lang = canonical_lang(record_field(reader, row, self.lang_field, where), where=where) \
+            if self.lang_field else self.lang
+        domain = str(record_field(reader, row, self.domain_field, where, kinds=(str, int))) \
+            if self.domain_field else split
+        doc_id = str(record_field(reader, row, self.id_field, where, kinds=(str, int))) \
+            if self.id_field else f"{split}:{i}"
+        return Document(doc_id, lang, domain, text)
+
+
+def _datasets() -> Any:
+    try:
+        import datasets
+    except ImportError:
+        raise MissingDependencyError("datasets", purpose="hf-dataset: suites") from None
+    return datasets
+
+
+def _hf_load(target: str, name: str, config: str | None, split: str,
+             data_files: list[str] | None, streaming: bool) -> Any:
+    datasets = _datasets()
+    try:
+        kwargs: dict[str, Any] = {"split": split}
+        if streaming:
+            kwargs["streaming"] = True
+        if data_files:
+            kwargs["data_files"] = data_files
+        return datasets.load_dataset(name, config, **kwargs)
+    except Exception as e:  # network, unknown name or split: all reported as one line
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise InputError(f"hf-dataset:{target}: cannot load: {first}") from None
+
+
+def load_hf_dataset(target: str, *, errors: str = "strict", **options: Any
+                    ) -> Suite | HFStreamingSuite:
+    """A Hugging Face dataset split through the ``datasets`` library.
 
     Options: ``text_field`` (default ``text``), ``lang`` or ``lang_field``,
-    ``domain_field``, ``id_field``, ``subset_by``.
+    ``domain_field``, ``id_field``, ``subset_by``, ``data_files`` (comma-separated local
+    files or URLs, for the generic ``json``/``csv``/``parquet``/``text`` builders) and
+    ``streaming=true``: the split is read shard by shard (the dataset's own shards) by
+    the workers, never held in memory, for corpora of any size.
     """
     name, config, split = parse_hf_target(target)
     opts = Options(f"hf-dataset:{target}", options)
@@ -337,39 +397,122 @@ def load_hf_dataset(target: str, *, errors: str = "strict", **options: Any) -> S
     domain_field = opts.get_str("domain_field")
     id_field = opts.get_str("id_field")
     subset_by = opts.get_str("subset_by", choices=("lang", "domain"))
+    data_files = opts.get_list("data_files")
+    streaming = opts.get_bool("streaming")
     opts.finish()
     lang = canonical_lang(lang_opt, where=f"hf-dataset:{target} option lang") \
         if lang_opt else UNDETERMINED
-    try:
-        import datasets
-    except ImportError:
-        raise MissingDependencyError("datasets", purpose="hf-dataset: suites") from None
-    try:
-        rows = datasets.load_dataset(name, config, split=split)
-    except Exception as e:  # network, unknown name or split: all reported as one line
-        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise InputError(f"hf-dataset:{target}: cannot load: {first}") from None
+    fields = HFFields(text_field, lang, lang_field, domain_field, id_field)
+    label = f"hf:{name}" + (f":{config}" if config else "") + f"@{split}"
+    if streaming:
+        ds = _hf_load(target, name, config, split, data_files, streaming=True)
+        return HFStreamingSuite(label, HFSource(target, name, config, split, data_files),
+                                fields, int(getattr(ds, "n_shards", 1) or 1), errors,
+                                subset_option=subset_by)
+    datasets = _datasets()
+    rows = _hf_load(target, name, config, split, data_files, streaming=False)
     reader = Reader(errors)
     docs = []
     for i, row in enumerate(rows):
-        where = f"hf-dataset:{target} row {i}"
-        text = record_field(reader, row, text_field, where)
-        text = reader.check_text(text, where)
-        if text is None:
-            continue
-        if text == "":
-            reader.counts.skipped_empty += 1
-            continue
-        doc_lang = canonical_lang(record_field(reader, row, lang_field, where), where=where) \
-            if lang_field else lang
-        domain = str(record_field(reader, row, domain_field, where, kinds=(str, int))) \
-            if domain_field else split
-        doc_id = str(record_field(reader, row, id_field, where, kinds=(str, int))) \
-            if id_field else f"{split}:{i}"
-        docs.append(Document(doc_id, doc_lang, domain, text))
-    label = f"hf:{name}" + (f":{config}" if config else "") + f"@{split}"
+        doc = fields.document(reader, row, i, f"hf-dataset:{target} row {i}", split)
+        if doc is not None:
+            docs.append(doc)
     return _suite(label, docs, reader, source=f"hf-dataset:{target}", subset_by=subset_by,
                   meta={"datasets_version": getattr(datasets, "__version__", "")})
+
+
+@dataclass(frozen=True)
+class HFSource:
+    """Which dataset split to open (picklable, opened again by each worker)."""
+
+    target: str
+    name: str
+    config: str | None
+    split: str
+    data_files: list[str] | None
+
+    def open(self) -> Any:
+        return _hf_load(self.target, self.name, self.config, self.split, self.data_files,
+                        streaming=True)
+
+    def identity(self) -> str:
+        """A hash of what names the data: the spec, and the bytes of local data files.
+
+        A hub dataset streamed from a remote cannot be hashed before it is read; its
+        identity is its name, config and split (recorded as such in the results).
+        """
+        h = hashlib.sha256(json.dumps([self.name, self.config, self.split],
+                                      ensure_ascii=False).encode())
+        for f in self.data_files or []:
+            path = Path(f)
+            h.update(f"\0{f}\0".encode())
+            if path.is_file():
+                with open(path, "rb") as fh:
+                    for block in iter(lambda: fh.read(1 << 20), b""):
+                        h.update(block)
+        return h.hexdigest()
+
+
+@dataclass(frozen=True)
+class HFShard:
+    """Shard ``index`` of ``count`` of a streamed dataset split."""
+
+    source: HFSource
+    fields: HFFields
+    index: int
+    count: int
+    errors: str
+    languages: tuple[str, ...] | None = None
+    domains: tuple[str, ...] | None = None
+    nbytes: int = 0  # not known before reading
+
+    def read(self) -> tuple[list[Document], dict[str, int]]:
+        ds = self.source.open()
+        if self.count > 1:
+            ds = ds.shard(num_shards=self.count, index=self.index)
+        reader = Reader(self.errors)
+        docs = []
+        for i, row in enumerate(ds):
+            where = f"hf-dataset:{self.source.target} shard {self.index} row {i}"
+            doc = self.fields.document(reader, row, i, where, self.source.split)
+            if doc is None or (self.languages is not None and doc.lang not in self.languages) \
+                    or (self.domains is not None and doc.domain not in self.domains):
+                continue
+            docs.append(doc if self.fields.id_field
+                        else dataclasses.replace(doc, id=f"{self.index}:{doc.id}"))
+        return docs, reader.counts.meta()
+
+
+class HFStreamingSuite(StreamingSuite):
+    """A streamed Hugging Face dataset split: the dataset's own shards, read by workers."""
+
+    def __init__(self, name: str, source: HFSource, fields: HFFields, n_shards: int,
+                 errors: str, subset_option: str | None = None) -> None:
+        super().__init__(name, [], f"hf-dataset:{source.target}", errors=errors,
+                         subset_option=subset_option, shard_bytes=0)
+        self.hf, self.fields, self.n_shards = source, fields, n_shards
+        self.meta["content_hash_of"] = "spec and local data files" if source.data_files \
+            else "dataset name, config and split (a remote stream is not hashed)"
+
+    @cached_property
+    def _plan(self) -> tuple[list[Any], str, int]:
+        shards = [HFShard(self.hf, self.fields, i, self.n_shards, self.errors,
+                          self.only_languages, self.only_domains) for i in range(self.n_shards)]
+        h = hashlib.sha256(f"{self.hf.identity()}\0{self.only_languages}\0"
+                           f"{self.only_domains}".encode())
+        return shards, h.hexdigest(), 0
+
+    def with_filters(self, languages: Sequence[str] | None, domains: Sequence[str] | None,
+                     name: str | None) -> HFStreamingSuite:
+        out = HFStreamingSuite(name or self.name, self.hf, self.fields, self.n_shards,
+                               self.errors, self.subset_option)
+        out.only_languages = tuple(languages) if languages is not None else self.only_languages
+        out.only_domains = tuple(domains) if domains is not None else self.only_domains
+        out.meta.update({k: v for k, v in self.meta.items() if k != "selected"})
+        return out
+
+    def languages_known(self) -> list[str]:
+        return [] if self.fields.lang_field else [self.fields.lang]
 
 
 # --- manifest: -------------------------------------------------------------------------

@@ -212,7 +212,7 @@ class StreamingSuite:
     def nbytes(self) -> int:
         return self._plan[2]
 
-    def shards(self) -> list[TextRange]:
+    def shards(self) -> list[Any]:
         return list(self._plan[0])
 
     def iter_documents(self) -> Iterator[Document]:
@@ -297,11 +297,12 @@ class StreamingSuite:
         in-memory ``Suite`` (for samples); ``subset_by`` as the run resolved it."""
         docs: list[Document] = []
         size = 0
-        seen: set[str] = set()
+        seen: set[object] = set()
         for shard in self.shards():
-            if shard.path in seen or size >= max_bytes:
+            where = getattr(shard, "path", id(shard))
+            if where in seen or size >= max_bytes:
                 continue
-            seen.add(shard.path)
+            seen.add(where)
             docs += shard.read()[0]
             size += shard.nbytes
         by = subset_by or self.subset_by or (
