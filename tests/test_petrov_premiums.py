@@ -22,6 +22,8 @@ import pytest
 
 import tokbench
 
+pytestmark = pytest.mark.real  # FLORES-200 and fetched tokenizer files
+
 PIVOT = "eng_Latn"
 LANGS = ("jpn_Jpan", "zho_Hans", "kor_Hang", "hin_Deva", "mya_Mymr")
 TOKENIZERS = ("gpt2", "cl100k_base", "llama-2", "xlm-roberta")

@@ -71,6 +71,7 @@ def test_unknown_names_suggest(tmp_path: Path) -> None:
         load_suite(f"text:{path}", errors="ignore")
 
 
+@pytest.mark.real  # FLORES-200
 def test_language_codes() -> None:
     table = languages()
     assert len([c for c, lang in table.items() if lang.flores200]) == 205  # 204 + sat_Beng
@@ -393,6 +394,7 @@ def test_registered_third_party_suite(monkeypatch: pytest.MonkeyPatch) -> None:
         load_suite("mine?colour=red")
 
 
+@pytest.mark.real  # FLORES-200
 def test_selection_keeps_alignment() -> None:
     suite = load_suite(f"flores200:{flores()}?split=dev&languages=jpn_Jpan,eng_Latn&limit=3")
     assert [d.id for d in suite] == ["eng_Latn:dev:1", "eng_Latn:dev:2", "eng_Latn:dev:3",
@@ -407,6 +409,7 @@ def test_selection_keeps_alignment() -> None:
 
 # --- FLORES-200 ------------------------------------------------------------------------
 
+@pytest.mark.real  # FLORES-200
 def test_flores200_both_splits() -> None:
     suite = load_suite(f"flores200:{flores()}", split="both")
     assert suite.name == "flores200" and suite.parallel and suite.subset_by == "lang"
@@ -424,6 +427,7 @@ def test_flores200_both_splits() -> None:
     assert load_suite("flores200").sha256 == suite.sha256  # default folder: flores_dir()
 
 
+@pytest.mark.real  # FLORES-200
 def test_flores200_one_split_and_filter_order() -> None:
     a = load_suite(f"flores200:{flores()}?split=devtest&languages=tha_Thai,eng_Latn")
     b = load_suite(f"flores200:{flores()}", split="devtest", languages=["eng_Latn", "tha_Thai"])

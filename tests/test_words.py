@@ -174,6 +174,7 @@ def test_segment_documents() -> None:
     assert segment_documents(docs) == [[(0, 5), (7, 12)], None, [(0, 1), (1, 2), (2, 4), (4, 7)]]
 
 
+@pytest.mark.real  # FLORES-200
 @pytest.mark.parametrize("lang", ["eng_Latn", "jpn_Jpan", "zho_Hans", "zho_Hant", "tha_Thai",
                                   "khm_Khmr", "kor_Hang", "hin_Deva", "arb_Arab"])
 def test_flores_spans_are_words_and_cover_all_letters(lang: str) -> None:

@@ -31,6 +31,7 @@ COMMANDS = {
     "sweep": "tokbench.commands.sweep",
     "recommend": "tokbench.commands.recommend",
     "verify": "tokbench.commands.verify",
+    "bench": "tokbench.commands.bench",
 }
 
 

@@ -7,7 +7,10 @@ Rows are joined on ``(tokenizer, suite, subset, metric)``. Each joined row gets 
   *fails* (is a regression) when the change is beyond the metric's tolerance;
 * ``changed``: a real change of a metric without a direction (never fails);
 * ``not_significant``: a timing whose change is under its threshold or inside the noise
-  of the two runs (the [min, max] ranges of their samples overlap);
+  of the two runs (the [min, max] ranges of their samples, or their 95% intervals, overlap);
+  a wall-clock timing taken on a busy machine (``cpu_share`` under ``BUSY_SHARE``) is
+  judged on its CPU-clock figure (``cpu_value``, ``cpu_ci``) or, without one, is noise;
+  under ``TOO_BUSY_SHARE`` it is not judged at all (and the comparison warns);
 * ``not_comparable``: an input of the measurement differs between the runs (the suite's
   content, the tokenizer file, the backend version, settings, or the machine for
   timings); the reason is given. ``allow_change`` compares them anyway;
@@ -59,7 +62,10 @@ SETTING_SCOPE: dict[str, tuple[str, ...]] = {
     "decode_skip_special_tokens": ("roundtrip",),
 }
 #: settings that change no value, only how precisely or where timings are taken
-NEUTRAL_SETTINGS = frozenset({"throughput_repeats", "throughput_subsets", "threads"})
+NEUTRAL_SETTINGS = frozenset({"throughput_repeats", "throughput_subsets", "threads",
+                              "speed_latency_budget_s", "speed_rate_budget_s",
+                              "speed_rate_target_ci", "speed_scaling_budget_s",
+                              "speed_budget_scale", "speed_parts"})
 
 VOCAB_SUITE = "vocab"  # rows about the tokenizer itself, no suite content behind them
 ALL = "all"
@@ -141,7 +147,10 @@ class Thresholds:
                 return self._by_family[family]
         if self._all is not None:
             return self._all
-        if not metric_info(metric).deterministic:
+        info = metric_info(metric)
+        if not info.deterministic:
+            if info.tolerance is not None:  # a noisy timing (tail latency, load time)
+                return Threshold(info.tolerance, True, f"{metric} default")
             return Threshold(DEFAULT_TIMING_THRESHOLD, True)
         return Threshold(0.0, False)
 
@@ -419,6 +428,10 @@ def compare(base: Results, new: Results, *, fail: Iterable[str] | Thresholds | N
                       new_errors=failures.appeared(comparable, errors=True),
                       new_roundtrip_failures=failures.appeared(comparable, errors=False),
                       fixed_failures=failures.fixed(comparable))
+    too_busy = sum(1 for r in out if r.status == NOT_SIGNIFICANT and r.reason.startswith(TOO_BUSY))
+    if too_busy:
+        comp.warnings.append(f"{too_busy} timing row{'s' * (too_busy != 1)} not judged: a run "
+                             "had under half a CPU per thread (see the rows' reasons)")
     if base_rows and new_rows and not base_rows.keys() & new_rows.keys():
         comp.warnings.append("the runs have no row in common: are they runs of the same "
                              "tokenizers and suites?")
@@ -458,15 +471,21 @@ def same_within_rounding(a: Any, b: Any) -> bool:
 
 
 def timing_range(row: Row) -> tuple[float, float] | None:
-    """[min, max] of a timing row's repeats, in the row's unit.
+    """The noise band of a timing row, in the row's unit.
 
-    ``samples`` are MB/s of each repeat; they are scaled by value / median so the range
+    A row with ``ci`` ([low, high], the value's 95% interval; high None when open, as
+    for a tail percentile of too few calls) gives that interval. Otherwise ``samples``
+    are MB/s of each repeat; they are scaled by value / median so the range
     fits any throughput unit. Without samples, ``spread`` (max - min) / median is used
     as a band around the value.
     """
     v = row.value
     if not _number(v):
         return None
+    ci = row.extra.get("ci")
+    if isinstance(ci, list) and len(ci) == 2 and _number(ci[0]) \
+            and (ci[1] is None or _number(ci[1])):
+        return (float(ci[0]), math.inf if ci[1] is None else float(ci[1]))
     samples = row.extra.get("samples")
     if isinstance(samples, list) and samples and all(_number(s) for s in samples):
         med = statistics.median(samples)
@@ -517,23 +536,77 @@ def _judge(change: RowChange, b: Row, n: Row, info: MetricInfo, threshold: Thres
     if info.direction == "none":
         change.status = CHANGED
         return
+    busy = None if info.deterministic else _busy_note(b, n)
+    if busy is not None and busy.startswith(TOO_BUSY):
+        change.status = NOT_SIGNIFICANT
+        change.reason = f"{busy}: neither clock can be trusted then; rerun on a quieter machine"
+        return
+    if busy is not None:
+        # wall-clock figures of a busy machine measure the other processes too: judge the
+        # same calls on the CPU clock where the row has it, else call the change noise
+        cpu = _cpu_rows(b, n)
+        if cpu is None:
+            change.status = NOT_SIGNIFICANT
+            change.reason = f"{busy}; the wall clock cannot tell (no CPU-clock figure)"
+            return
+        b, n = cpu
+        bv, nv = float(b.value or 0), float(n.value or 0)
     improved = (nv > bv) == (info.direction == "higher")
     if not info.deterministic:
         change.base_range, change.new_range = timing_range(b), timing_range(n)
+        on_cpu = f" ({busy}; judged on the CPU clock)" if busy else ""
         if not threshold.exceeded(bv, nv):
             change.status = NOT_SIGNIFICANT
-            change.reason = f"under the {threshold.describe()} threshold"
+            change.reason = f"under the {threshold.describe()} threshold{on_cpu}"
             return
         if change.base_range and change.new_range \
                 and _overlap(change.base_range, change.new_range):
             change.status = NOT_SIGNIFICANT
-            change.reason = "inside the noise: the ranges of the repeats overlap"
+            change.reason = ("inside the noise: the 95% intervals overlap" if "ci" in n.extra
+                             else "inside the noise: the ranges of the repeats overlap") + on_cpu
             return
+        if on_cpu:
+            change.reason = on_cpu.strip(" ()")
     change.status = BETTER if improved else WORSE
     if change.status == WORSE:
         change.fails = threshold.exceeded(bv, nv)
         if not change.fails:
             change.reason = f"within the {threshold.describe()} tolerance ({threshold.spec})"
+
+
+#: a wall-clock timing taken while the process got less than this share of a CPU per
+#: thread (CPU time / wall time, ``cpu_share`` in the row) was taken on a busy machine;
+#: under ``TOO_BUSY_SHARE`` even the CPU clock is off (shared caches and cores, a
+#: hypervisor's stolen time counted as the guest's) and the row is not judged
+BUSY_SHARE = 0.8
+TOO_BUSY_SHARE = 0.5
+TOO_BUSY = "machine too busy"
+
+
+def _busy_note(b: Row, n: Row) -> str | None:
+    """Why the wall clock of these rows is not to be trusted, or None (also for rows timed on
+    a CPU clock: their tolerance covers what a busy machine does to them)."""
+    if all(str(r.extra.get("clock", "")).endswith("cpu") for r in (b, n)):
+        return None
+    shares = [(label, float(s)) for label, r in (("base", b), ("new", n))
+              for s in [r.extra.get("cpu_share")] if _number(s)]
+    busy = [f"{label} {s:.0%}" for label, s in shares if s < BUSY_SHARE]
+    if not busy:
+        return None
+    what = TOO_BUSY if min(s for _, s in shares) < TOO_BUSY_SHARE else "machine busy"
+    return f"{what}: the process had {', '.join(busy)} of a CPU per thread"
+
+
+def _cpu_rows(b: Row, n: Row) -> tuple[Row, Row] | None:
+    """The rows' CPU-clock figures (``cpu_value``, ``cpu_ci``) as rows of their own."""
+    out = []
+    for r in (b, n):
+        v, ci = r.extra.get("cpu_value"), r.extra.get("cpu_ci")
+        if not _number(v):
+            return None
+        out.append(Row(r.tokenizer, r.suite, r.subset, r.metric, float(v),
+                       {"ci": ci} if isinstance(ci, list) else {}))
+    return out[0], out[1]
 
 
 def _overlap(a: tuple[float, float], b: tuple[float, float]) -> bool:

@@ -241,6 +241,7 @@ class _Run:
             executor.close()
         for p in plans:
             self._throughput(p)
+        self._speed(plans)
         state.remove()
         meta["segmenters"] = dict(sorted(self.segmenters.items()))
         meta["timings"] = self.timings.to_dict(self.wall0)
@@ -488,6 +489,28 @@ class _Run:
                                              "throughput_tokens_s", tp.tokens_s, dict(extra)))
             self.timings.throughput += time.perf_counter() - t0
             self.finished_units.append([name, plan.suite.name])
+            self._checkpoint()
+
+    def _speed(self, plans: list[_Plan]) -> None:
+        """The speed family (tail latency, threads, length scaling, load cost), once per
+        tokenizer on samples of every suite, after all other work so nothing competes for
+        the CPU; its rows use the pseudo-suite ``speed``."""
+        if "speed" not in self.families or not self.toks:
+            return
+        from tokbench.speed import speed_rows
+        from tokbench.speed.bench import SUITE, suite_meta
+
+        texts = [t for p in plans for t in _throughput_texts(p.suite, False)[ALL]]
+        self.results.meta["suites"][SUITE] = suite_meta([p.suite.name for p in plans], texts)
+        for name, tok in self.toks.items():
+            spec = self.specs[name]
+            t0 = time.perf_counter()
+            self.results.rows.extend(speed_rows(
+                tok, texts, suite=SUITE, spec=spec if isinstance(spec, str) else None,
+                progress=lambda what, n=name: self.notify(  # type: ignore[misc]
+                    "unit", {"tokenizer": n, "suite": f"speed: {what}"})))
+            self.timings.throughput += time.perf_counter() - t0
+            self.finished_units.append([name, SUITE])
             self._checkpoint()
 
     def _checkpoint(self) -> None:

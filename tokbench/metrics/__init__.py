@@ -16,10 +16,11 @@ from collections.abc import Iterable, Iterator, Mapping
 from tokbench.errors import TokbenchError, UnknownNameError
 from tokbench.metrics.base import MetricContext, MetricInfo
 from tokbench.metrics.definitions import BUILTIN_METRICS
+from tokbench.metrics.speed import SPEED_METRICS
 from tokbench.registry import Registry
 
 METRICS: Registry[MetricInfo] = Registry("metric", "tokbench.metrics")
-for _info in BUILTIN_METRICS:
+for _info in [*BUILTIN_METRICS, *SPEED_METRICS]:
     METRICS.register(_info.name, _info)
 
 
@@ -71,11 +72,16 @@ def metrics_of(families: Iterable[str]) -> list[MetricInfo]:
     return [m for m in all_metrics() if (m.family or m.name) in wanted]
 
 
+#: families only run when asked for by name (minutes, not seconds): not in the default
+OPT_IN_FAMILIES = ("speed",)
+
+
 def resolve_families(selection: Iterable[str] | None) -> list[str]:
-    """Families needed for a selection of metric or family names (None: all)."""
+    """Families needed for a selection of metric or family names (None: all but the
+    ``OPT_IN_FAMILIES``)."""
     families = dict(FAMILIES)
     if selection is None:
-        return list(families)
+        return [f for f in families if f not in OPT_IN_FAMILIES]
     wanted: list[str] = []
     by_metric = {m: fam for fam, ms in families.items() for m in ms}
     for name in selection:
@@ -92,5 +98,5 @@ def resolve_families(selection: Iterable[str] | None) -> list[str]:
     return wanted
 
 
-__all__ = ["FAMILIES", "METRICS", "MetricContext", "MetricInfo", "all_metrics", "metric_info",
-           "metrics_of", "resolve_families"]
+__all__ = ["FAMILIES", "METRICS", "OPT_IN_FAMILIES", "MetricContext", "MetricInfo", "all_metrics",
+           "metric_info", "metrics_of", "resolve_families"]

@@ -56,7 +56,9 @@ class MetricInfo:
     timings, whose changes are judged against their measured spread. ``needs`` names
     the statistics (see ``tokbench.metrics.stats.COLLECTORS``) the formula reads, so a
     run collects only what the chosen metrics need. Metrics without ``compute`` are
-    produced by a dedicated step (premium, throughput, vocabulary facts).
+    produced by a dedicated step (premium, throughput, vocabulary facts). ``tolerance``
+    widens the relative change a noisy timing (a tail latency, a load time) must
+    exceed before ``compare`` fails it.
     """
 
     name: str
@@ -67,6 +69,7 @@ class MetricInfo:
     unit: str = ""
     deterministic: bool = True
     decimals: int = 4
+    tolerance: float | None = None  # timings: relative change that fails (None: compare's default)
     family: str = ""
     needs: tuple[str, ...] = ()
     compute: Formula | None = field(default=None, compare=False, repr=False)

@@ -375,6 +375,16 @@ def _suite_sections(results: Results, page: _Page) -> None:
                           "the summary covers every document.")
 
 
+def _speed_section(results: Results, page: _Page) -> None:
+    from tokbench.render.speed import speed_html
+
+    body = speed_html(results)
+    if body:
+        page.section("Speed", body, slug="speed",
+                     lead="Tail latency, thread and length scaling, load cost; every figure "
+                          "names its clock.")
+
+
 def _plot_title(name: str) -> str:
     stem = Path(name).stem
     for prefix, title in (("premium_", "Token premium against English"),
@@ -383,7 +393,9 @@ def _plot_title(name: str) -> str:
                           ("fairness_", "Fairness across languages")):
         if stem.startswith(prefix):
             return f"{title} ({stem[len(prefix):]})"
-    return {"throughput": "Encode throughput"}.get(stem, stem.replace("_", " "))
+    return {"throughput": "Encode throughput", "speed_latency_cdf": "Encode latency CDF",
+            "speed_threads": "Throughput against threads",
+            "speed_scaling": "Encode time against input length"}.get(stem, stem.replace("_", " "))
 
 
 def _plots_section(images: Sequence[tuple[str, bytes]], notes: Sequence[str],
@@ -496,6 +508,7 @@ def render_html(results: Results, images: Sequence[tuple[str, bytes]] = (),
     _tokenizers_section(results, page)
     _suites_section(results, page)
     _suite_sections(results, page)
+    _speed_section(results, page)
     _plots_section(images, notes, page)
     viewer_json = _viewer_section(viewer, page)
     _failures_section(results, page)

@@ -90,6 +90,9 @@ def render_markdown(results: Results, plots: list[str] | None = None) -> str:
             out += ["", f"### {md_text(t.title)}", "", f"{t.metric.description}"
                     + (f" — {t.metric.formula}" if t.metric.formula else ""), "",
                     table_markdown(t)]
+    from tokbench.render.speed import speed_markdown
+
+    out += speed_markdown(results)
     failures = results.failures
     if failures:
         out += ["", "## Round-trip failures and errors", "",

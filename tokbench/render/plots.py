@@ -141,4 +141,7 @@ def render_plots(results: Results, out_dir: str | Path) -> list[Path]:
         written.append(_grouped_bars(
             plt, tp, toks, [s for s in suites if any(x == s for (_, x) in tp)],
             "Encode throughput, one thread (median)", "MB/s", out / "throughput.png", log=True))
+    from tokbench.render.speed import render_speed_plots
+
+    written += render_speed_plots(results, out)
     return [p for p in written if p is not None]

@@ -1,0 +1,71 @@
+"""Fidelity of tokbench's single-thread figure: reported MB/s against a bare loop.
+
+For each tokenizer, over the same texts in the same process: tokbench's
+``measure_rate`` (what ``tokbench bench`` reports as encode_mb_s) and a bare
+``for t in texts: tok.encode(t)`` loop, each on the thread CPU clock and on the wall
+clock. The bare loop is run 5 times before and 5 after the measurement, its median
+taken. Target: ratio within ±5% (0.95 .. 1.05).
+Usage: python tests/bench/speed_fidelity.py [--tokenizers cl100k_base,xlm-roberta]
+       [--reruns N]   (N > 1 also prints the spread of the reported figure over reruns)
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+from tokbench.loader import load_tokenizer
+from tokbench.speed.bench import DEFAULT_SUITES
+from tokbench.speed.rate import measure_rate
+from tokbench.speed.rows import SAMPLE_BYTES, sample_texts
+from tokbench.suites import load_suite
+
+
+def bare(tok, texts: list[str], runs: int = 5) -> tuple[float, float]:
+    """Median (thread CPU, wall) seconds of a bare loop over ``texts``."""
+    cpus, walls = [], []
+    for _ in range(runs):
+        w0, c0 = time.perf_counter(), time.thread_time()
+        for t in texts:
+            tok.encode(t)
+        cpus.append(time.thread_time() - c0)
+        walls.append(time.perf_counter() - w0)
+    return statistics.median(cpus), statistics.median(walls)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tokenizers", default="cl100k_base,xlm-roberta")
+    ap.add_argument("--reruns", type=int, default=1)
+    args = ap.parse_args()
+    texts_all = [d.text for s in DEFAULT_SUITES for d in load_suite(s).documents]
+    texts = sample_texts(texts_all, SAMPLE_BYTES)
+    nbytes = sum(len(t.encode("utf-8")) for t in texts)
+    print(f"{len(texts)} texts, {nbytes} bytes; target ratio 0.95 .. 1.05")
+    print(f"{'tokenizer':<14}{'run':>4}{'tokbench CPU':>14}{'bare CPU':>10}{'ratio':>7}"
+          f"{'tokbench wall':>15}{'bare wall':>11}{'ratio':>7}{'repeats':>9}{'stop':>7}")
+    for name in args.tokenizers.split(","):
+        tok = load_tokenizer(name)
+        tok.encode(texts[0])
+        reported = []
+        for run in range(args.reruns):
+            c1, w1 = bare(tok, texts)
+            rate = measure_rate(tok, texts)
+            c2, w2 = bare(tok, texts)
+            assert rate is not None
+            bare_cpu = nbytes / 1e6 / statistics.median([c1, c2])
+            bare_wall = nbytes / 1e6 / statistics.median([w1, w2])
+            reported.append(rate.mb_s)
+            print(f"{name:<14}{run + 1:>4}{rate.mb_s:>14.3f}{bare_cpu:>10.3f}"
+                  f"{rate.mb_s / bare_cpu:>7.3f}{rate.wall_mb_s:>15.3f}{bare_wall:>11.3f}"
+                  f"{rate.wall_mb_s / bare_wall:>7.3f}{len(rate.samples):>9}{rate.stop:>7}")
+        if len(reported) > 1:
+            med = statistics.median(reported)
+            print(f"{name}: reported MB/s over {len(reported)} reruns: min {min(reported):.3f}, "
+                  f"median {med:.3f}, max {max(reported):.3f}, spread (max-min)/median "
+                  f"{(max(reported) - min(reported)) / med:.1%}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,159 @@
+"""``tokbench bench``: speed profiles (tail latency, thread and length scaling, load cost)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from tokbench.errors import InputError
+
+HELP = ("speed profiles: latency percentiles, throughput vs threads, length scaling, "
+        "load cost and memory; writes results.json, report.md/html and plots")
+
+DEFAULT_OUT = "reports/bench"
+DEFAULT_TOKENIZERS = ("gpt2", "cl100k_base", "llama-3", "xlm-roberta", "qwen2")
+
+
+def _csv(value: str) -> list[str]:
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    from tokbench.speed.rows import PARTS
+
+    p.add_argument("--tokenizers", "-t", type=_csv, help="comma-separated names or specs "
+                   f"(default: {', '.join(DEFAULT_TOKENIZERS)})")
+    p.add_argument("--suites", "-s", type=_csv,
+                   help="suites the requests and inputs are drawn from (default: every built-in)")
+    p.add_argument("--out", "-o", default=DEFAULT_OUT, help=f"output directory ({DEFAULT_OUT})")
+    p.add_argument("--parts", type=_csv, default=list(PARTS),
+                   help=f"what to measure, comma-separated (default: {','.join(PARTS)})")
+    p.add_argument("--max-threads", type=int, help="largest thread count (default: usable cores)")
+    p.add_argument("--budget", type=float, default=1.0, metavar="X",
+                   help="scale every time budget by X (default 1; 0.3 for a quick look)")
+    p.add_argument("--no-plots", action="store_true", help="do not write PNG plots")
+    p.add_argument("--no-html", action="store_true", help="do not write report.html")
+    p.add_argument("--no-fetch", action="store_true",
+                   help="use only cached tokenizer files; never call pip")
+
+
+def settings_from(args: argparse.Namespace) -> Any:
+    """``SpeedSettings`` from the flags, checked."""
+    from dataclasses import replace
+
+    from tokbench.speed.rows import PARTS, SpeedSettings
+
+    unknown = [x for x in args.parts if x not in PARTS]
+    if unknown:
+        raise InputError(f"--parts: unknown part(s) {', '.join(unknown)}; "
+                         f"choose from {', '.join(PARTS)}")
+    if not args.budget > 0:
+        raise InputError("--budget must be a number above 0, e.g. 0.5")
+    if args.max_threads is not None and args.max_threads < 1:
+        raise InputError("--max-threads must be at least 1")
+    d = SpeedSettings()
+    x = args.budget
+    return SpeedSettings(
+        parts=tuple(args.parts),
+        latency=replace(d.latency, budget_s=d.latency.budget_s * x),
+        decode_latency=replace(d.decode_latency, budget_s=d.decode_latency.budget_s * x),
+        rate=replace(d.rate, budget_s=d.rate.budget_s * x),
+        scaling=replace(d.scaling, budget_s=d.scaling.budget_s * x,
+                        call_cap_s=d.scaling.call_cap_s * min(x, 1.0)),
+        max_threads=args.max_threads, thread_budget_s=d.thread_budget_s * x,
+        extra={"speed_budget_scale": x})
+
+
+def main(args: argparse.Namespace) -> int:
+    import os
+
+    from tokbench.console import console, err_console, progress
+    from tokbench.output import write_results_atomic
+    from tokbench.render.markdown import render_markdown
+    from tokbench.speed.bench import DEFAULT_SUITES, run_bench
+
+    settings = settings_from(args)
+    specs = args.tokenizers or list(DEFAULT_TOKENIZERS)
+    if args.no_fetch:
+        os.environ["TOKBENCH_OFFLINE"] = "1"  # the CLI restores it after the command
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise InputError(f"{out}: not a directory; give --out a directory")
+
+    with progress() as prog:
+        task = prog.add_task("starting", total=len(specs))
+
+        def event(name: str, info: dict[str, Any]) -> None:
+            if name == "part":
+                prog.update(task, description=f"{info['tokenizer']} · {info['part']}")
+            elif name in ("done", "tokenizer_failed"):
+                prog.advance(task)
+            if name == "tokenizer_failed":
+                prog.console.print(f"[yellow]{info['tokenizer']}: {info['error']}[/]",
+                                   highlight=False)
+
+        results = run_bench(specs, args.suites or DEFAULT_SUITES, settings, event)
+    files = [write_results_atomic(results, out)]
+    pngs: list[Path] = []
+    if not args.no_plots:
+        import matplotlib
+
+        matplotlib.use("Agg")  # the CLI chooses the backend; the renderers draw on Figures
+        from tokbench.render.speed import render_speed_plots
+
+        pngs = render_speed_plots(results, out)
+        files += pngs
+    md = out / "report.md"
+    md.write_text(render_markdown(results, [p.name for p in pngs]), encoding="utf-8")
+    files.append(md)
+    if not args.no_html:
+        from tokbench.render.html import write_html
+
+        files.append(write_html(results, out, [p.name for p in pngs], make_viewer=False))
+    for err in results.meta.get("errors", []):
+        err_console().print(f"[yellow]skipped {err['tokenizer']}:[/] {err['error']}",
+                            highlight=False)
+    _print_summary(console(), results)
+    wall = results.meta.get("timings", {}).get("wall", 0.0)
+    console().print(f"bench took {wall:.1f} s; wrote {', '.join(str(f) for f in files)}",
+                    highlight=False)
+    return 0
+
+
+def _print_summary(con: Any, results: Any) -> None:
+    """One line per tokenizer: the headline figures, each with its clock."""
+    from rich import box
+    from rich.markup import escape
+    from rich.table import Table
+
+    by = {r.key: r for r in results.rows}
+    table = Table(title="speed (wall clock unless marked CPU)", title_justify="left",
+                  box=box.SIMPLE_HEAD)
+    for head in ("tokenizer", "paragraph p50 µs", "p99 µs", "MB/s 1 thread (CPU)",
+                 "batch MB/s native / process @max", "superlinear", "load s", "RSS MB"):
+        table.add_column(head, justify="left" if head in ("tokenizer", "superlinear")
+                         else "right")
+
+    def val(tok: str, subset: str, metric: str, fmt: str = "{:.1f}") -> str:
+        r = by.get((tok, "speed", subset, metric))
+        return fmt.format(r.value) if r is not None and isinstance(r.value, (int, float)) \
+            else "–"
+
+    for tok in results.meta.get("tokenizers", {}):
+        counts = sorted({int(r.extra.get("threads_asked", 0)) for r in results.rows
+                         if r.tokenizer == tok and r.metric == "batch_mb_s"})
+        top = counts[-1] if counts else 0
+        batch = (f"{val(tok, f'native:{top}', 'batch_mb_s')} / "
+                 f"{val(tok, f'process:{top}', 'batch_mb_s')} @{top}") if counts else "–"
+        ign = any(r.extra.get("ignored") for r in results.rows
+                  if r.tokenizer == tok and r.metric == "batch_mb_s")
+        sup = [r.subset for r in results.rows if r.tokenizer == tok
+               and r.metric == "scaling_exponent" and r.extra.get("superlinear")]
+        table.add_row(escape(tok), val(tok, "paragraph", "encode_p50_us"),
+                      val(tok, "paragraph", "encode_p99_us"),
+                      val(tok, "all", "encode_mb_s", "{:.2f}"),
+                      batch + (" (threads ignored)" if ign else ""),
+                      escape(", ".join(sup)) or "none", val(tok, "all", "load_s", "{:.3f}"),
+                      val(tok, "all", "rss_mb"))
+    con.print(table)
