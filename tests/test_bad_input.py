@@ -1,16 +1,29 @@
 """Bad inputs, in tables that only grow: each gives one ``TokbenchError`` line naming what and
-the fix (``ROWS``: library calls; ``CLI_ROWS``: command lines, exit code 2, no traceback)."""
+the fix (``ROWS``: library calls; ``CLI_ROWS``: command lines, exit code 2, no traceback).
+
+``CASES`` (issue 11: hostile and careless uses) are fuller rows: files to create, commands to
+run first, the command (CLI argv, or a Python callable) with its exit code and a phrase it must
+say, and optionally a check of what is on disk afterwards. They run in a fresh temporary folder
+(the current directory) with ``$TOKBENCH_CACHE`` an empty cache there; a callable row passes
+when it raises a ``TokbenchError`` containing ``says`` (``exit=2``) or returns (``exit=0``).
+"""
 
 from __future__ import annotations
 
+import contextlib
 import io
+import json
+import os
+import stat
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tokbench.cli import main
 from tokbench.errors import (
     CorruptFileError,
     HashMismatchError,
@@ -174,3 +187,428 @@ def test_bench_out_must_be_a_directory(tmp_path: Path, capsys: pytest.CaptureFix
     assert main(["bench", "-t", "gpt2", "-o", str(target), "--no-fetch"]) == 2
     err = capsys.readouterr().err.strip()
     assert f"{target}: not a directory" in err and "\n" not in err
+
+
+# -- issue 11: hostile and careless uses ------------------------------------------------------
+
+FAST = ["--no-history", "--repeats", "1", "-m", "compression", "--no-html"]
+BYTES_ON_UNICODE = ["run", "-t", "bytes", "-s", "unicode", *FAST]
+
+
+@dataclass
+class Case:
+    id: str
+    run: list[str] | Callable[[Path], Any]
+    exit: int = 2
+    says: str = ""  # a phrase of stderr (CLI) or of the TokbenchError (callable)
+    files: dict[str, str | bytes] = field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict)
+    before: list[list[str]] = field(default_factory=list)  # commands run first (must exit 0)
+    setup: Callable[[Path], Any] | None = None
+    around: Callable[[Path], contextlib.AbstractContextManager[Any]] | None = None
+    check: Callable[[Path, str], Any] | None = None  # (folder, stdout + stderr)
+
+
+# -- helpers of the rows ------------------------------------------------------------------------
+
+def _results(path: str) -> Callable[[Path], dict[str, Any]]:
+    return lambda tmp: json.loads((tmp / path / "results.json").read_text(encoding="utf-8"))
+
+
+def _good_results(tmp: Path) -> dict[str, Any]:
+    assert main([*BYTES_ON_UNICODE, "-o", "good", "--no-plots"]) == 0
+    return json.loads((tmp / "good" / "results.json").read_text(encoding="utf-8"))
+
+
+def _tampered(change: Callable[[dict[str, Any]], Any], name: str) -> Callable[[Path], None]:
+    def setup(tmp: Path) -> None:
+        data = _good_results(tmp)
+        change(data)
+        (tmp / name).write_text(json.dumps(data), encoding="utf-8")
+    return setup
+
+
+def _set_bpt(value: Any) -> Callable[[dict[str, Any]], None]:
+    def change(data: dict[str, Any]) -> None:
+        for r in data["rows"]:
+            if r["metric"] == "bytes_per_token" and r["subset"] == "all":
+                r["value"] = value
+    return change
+
+
+def _manifest(name: str, **keys: Any) -> dict[str, str]:
+    manifest = {"name": name, "version": "1", "description": "x", "parallel": False,
+                "subset_by": "lang", **keys}
+    return {f"{name}/manifest.json": json.dumps(manifest)}
+
+
+@contextlib.contextmanager
+def _locked_by_another_run(tmp: Path) -> Iterator[None]:
+    """OUT locked by a live process (a child holding the lock) while the row runs."""
+    import subprocess
+    import sys
+    import time
+
+    code = ("import sys, time; from tokbench.outdir import OutputFolder\n"
+            "with OutputFolder('out'):\n print('locked', flush=True); time.sleep(30)")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=tmp, stdout=subprocess.PIPE,
+                            text=True, env=env)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "locked"
+        yield
+    finally:
+        proc.kill()
+        proc.wait()
+        time.sleep(0)
+
+
+def _dead_lock(tmp: Path) -> None:
+    """A lock file left by a run killed long ago (its pid no longer exists)."""
+    (tmp / ".out.lock").write_text(json.dumps({"pid": 2 ** 22 + 7, "host": "vm",
+                                               "started": "2020-01-01T00:00:00Z"}))
+
+
+@contextlib.contextmanager
+def _read_only(path: str) -> Iterator[None]:
+    """``mkdir`` under ``path`` fails with EACCES (tests run as root, where chmod cannot)."""
+    real = Path.mkdir
+
+    def mkdir(self: Path, *args: Any, **kwargs: Any) -> None:
+        if str(self).startswith(path):
+            raise PermissionError(13, "Permission denied", str(self))
+        real(self, *args, **kwargs)
+    Path.mkdir = mkdir  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        Path.mkdir = real  # type: ignore[method-assign]
+
+
+def _gpt2_cache_file(tmp: Path) -> Path:
+    from tokbench.catalog import TOKENIZERS
+
+    return TOKENIZERS.get("gpt2").recipes[0].source.cache_path(tmp / "cache")  # type: ignore[attr-defined]
+
+
+def _tamper_gpt2_cache(tmp: Path) -> None:
+    path = _gpt2_cache_file(tmp)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"SGVsbG8= 0\n")
+
+
+def _no_png(tmp: Path, out: str) -> None:
+    assert not list((tmp / "out").glob("*.png"))
+
+
+def _has(path: str) -> Callable[[Path, str], None]:
+    def check(tmp: Path, out: str) -> None:
+        assert (tmp / path).exists(), path
+    return check
+
+
+def _both(*checks: Callable[[Path, str], Any]) -> Callable[[Path, str], None]:
+    def check(tmp: Path, out: str) -> None:
+        for c in checks:
+            c(tmp, out)
+    return check
+
+
+def _rows_of(path: str, tokenizers: set[str]) -> Callable[[Path, str], None]:
+    def check(tmp: Path, out: str) -> None:
+        got = {r["tokenizer"] for r in _results(path)(tmp)["rows"]}
+        assert got == tokenizers, got
+    return check
+
+
+def _unchanged_good(tmp: Path, out: str) -> None:
+    assert len(_results("out")(tmp)["rows"]) == 48  # the earlier run's rows are still there
+
+
+def _baseline_mode(tmp: Path, out: str) -> None:
+    mode = stat.S_IMODE((tmp / "bl.json").stat().st_mode)
+    assert mode == stat.S_IMODE((tmp / "good" / "results.json").stat().st_mode) == 0o644
+
+
+def _atomic_failure_leaves_nothing(tmp: Path) -> None:
+    from tokbench.atomic import write_atomic
+
+    def chunks() -> Iterator[bytes]:
+        yield b"half"
+        raise TokbenchError("the producer failed")
+    try:
+        write_atomic(tmp / "x.json", chunks())
+    finally:
+        assert sorted(p.name for p in tmp.iterdir() if p.name != "cache") == []
+
+
+def _plots_keep_backend(tmp: Path) -> None:
+    import matplotlib
+
+    from tokbench.render.plots import render_plots
+    from tokbench.results import Results
+
+    _good_results(tmp)
+    matplotlib.use("pdf")
+    assert render_plots(Results.load(tmp / "good"), tmp / "plots")
+    assert matplotlib.get_backend() == "pdf"
+
+
+def _report_escapes_names(tmp: Path, out: str) -> None:
+    md = (tmp / "out" / "report.md").read_text(encoding="utf-8")
+    assert "<b>" not in md and "&lt;b&gt;x&lt;/b&gt;" in md
+
+
+def _left_out_shown(tmp: Path, out: str) -> None:
+    suite = _results("out")(tmp)["meta"]["suites"]["text:bad"]
+    assert suite["left_out"] == {"replaced_invalid": 1}
+    md = (tmp / "out" / "report.md").read_text(encoding="utf-8")
+    assert "1 with invalid UTF\\-8 replaced by U+FFFD" in md or \
+        "1 with invalid UTF-8 replaced by U+FFFD" in md
+    assert "1 with invalid UTF-8 replaced by U+FFFD (errors=replace)" in out
+
+
+def _killed_run(tmp: Path) -> None:
+    """What ``kill -9`` leaves: an unfinished run's checkpoint in ``.out.partial``.
+
+    Its token count is marked (999) so the check can tell it was reused from there.
+    """
+    data = _good_results(tmp)
+    data["meta"]["complete"] = False
+    for r in data["rows"]:
+        if r["metric"] == "tokens" and r["subset"] == "all":
+            r["value"] = 999
+    (tmp / ".out.partial").mkdir()
+    (tmp / ".out.partial" / "results.json").write_text(json.dumps(data), encoding="utf-8")
+
+
+def _resumed_from_partial(tmp: Path, out: str) -> None:
+    data = _results("out")(tmp)
+    assert data["meta"]["complete"] is True
+    assert [r["value"] for r in data["rows"] if r["metric"] == "tokens"
+            and r["subset"] == "all"] == [999]
+    assert not (tmp / ".out.partial").exists()
+
+
+def _write_into_unwritable_cache(tmp: Path) -> None:
+    from tokbench.sources import write_verified
+
+    (tmp / "afile").write_text("x")
+    write_verified(tmp / "afile" / "pypi" / "x.model", [b"data"], None, "x.model")
+
+
+# -- the catalogue --------------------------------------------------------------------------------
+
+CASES: list[Case] = [
+    # issue 11
+    # 2. a run that measures nothing leaves OUT as it was and fails
+    Case("no-tokenizer-loads", ["run", "-t", "gpt2", "-s", "unicode", "--no-fetch", *FAST,
+                                "-o", "out"],
+         says="nothing was measured", before=[[*BYTES_ON_UNICODE, "-o", "out"]],
+         check=_both(_unchanged_good, _has("out/bytes_per_token_unicode.png"))),
+    Case("stale-plots-removed", [*BYTES_ON_UNICODE, "--no-plots", "-o", "out"], exit=0,
+         before=[[*BYTES_ON_UNICODE, "-o", "out"]], check=_no_png),
+    Case("one-tokenizer-fails", ["run", "-t", "bytes,file:bad.json", "-s", "unicode", *FAST,
+                                 "-o", "out"],
+         says="failed: tokenizer file:bad.json", files={"bad.json": '{"junk": 1}'},
+         check=_rows_of("out", {"bytes"})),
+    Case("one-suite-fails", ["run", "-t", "bytes", "-s", "unicode,text:missing", *FAST,
+                             "-o", "out"],
+         says="failed: suite text:missing", check=_rows_of("out", {"bytes"})),
+    Case("every-suite-fails", ["run", "-t", "bytes", "-s", "text:missing", *FAST, "-o", "out"],
+         says="no suite could be loaded"),
+    Case("out-locked-by-another-run", [*BYTES_ON_UNICODE, "-o", "out"],
+         says="is being written by another tokbench run (pid", around=_locked_by_another_run),
+    Case("stale-lock-taken-over", [*BYTES_ON_UNICODE, "-o", "out"], exit=0, setup=_dead_lock,
+         check=_has("out/results.json")),
+    Case("out-is-a-file", [*BYTES_ON_UNICODE, "-o", "afile"], says="afile is a file",
+         files={"afile": "x"}),
+    Case("out-under-a-file", [*BYTES_ON_UNICODE, "-o", "afile/sub"], says="afile is a file",
+         files={"afile": "x"}),
+    Case("out-is-the-current-folder", [*BYTES_ON_UNICODE, "-o", "."],
+         says="name a folder of its own"),
+    Case("out-holds-other-files", [*BYTES_ON_UNICODE, "-o", "mine"],
+         says="holds 'notes.txt', which tokbench did not write", files={"mine/notes.txt": "x"},
+         check=_has("mine/notes.txt")),
+    Case("out-read-only", [*BYTES_ON_UNICODE, "-o", "ro/out"], says="cannot write there",
+         around=lambda tmp: _read_only("ro")),
+    # 4. config values and flags are checked
+    Case("config-bool-as-string", ["run", "-c", "c.toml", *FAST[:3], "-o", "out"],
+         says="c.toml: premium_join must be true or false, got the string 'no'",
+         files={"c.toml": 'premium_join = "no"\n'}),
+    Case("config-tokenizers-as-string", ["run", "-c", "c.toml", "-s", "unicode", *FAST,
+                                         "-o", "out"], exit=0,
+         files={"c.toml": 'tokenizers = "bytes"\n'}, check=_rows_of("out", {"bytes"})),
+    Case("config-tokenizers-not-a-list", ["run", "-c", "c.toml", *FAST, "-o", "out"],
+         says="c.toml: tokenizers must be a list of strings", files={"c.toml": "tokenizers = 5\n"}),
+    Case("config-repeats-as-word", ["run", "-c", "c.toml", "-t", "bytes", "-o", "out"],
+         says="c.toml: repeats must be a whole number, got the string 'five'",
+         files={"c.toml": 'repeats = "five"\n'}),
+    Case("config-threads-zero", ["run", "-c", "c.toml", "-t", "bytes", "-o", "out"],
+         says="c.toml: [tokbench] threads must be between 1 and",
+         files={"c.toml": "[tokbench]\nthreads = 0\n"}),
+    Case("config-not-a-table", ["run", "-c", "c.toml", "-o", "out"],
+         says="'tokbench' must be a table", files={"c.toml": 'tokbench = "x"\n'}),
+    Case("config-not-utf8", ["run", "-c", "c.toml", "-o", "out"], says="not UTF-8",
+         files={"c.toml": b"\xff\xfe"}),
+    Case("flag-threads-zero", [*BYTES_ON_UNICODE, "--threads", "0", "-o", "out"],
+         says="--threads must be between 1 and"),
+    Case("flag-threads-negative", [*BYTES_ON_UNICODE, "--threads", "-3", "-o", "out"],
+         says="--threads must be between 1 and"),
+    Case("flag-repeats-zero", [*BYTES_ON_UNICODE, "--repeats", "0", "-o", "out"],
+         says="--repeats must be between 1 and"),
+    # 5. NaN or a missing value fails the gate unless allowed
+    Case("compare-nan", ["compare", "good", "nan.json"], exit=1,
+         setup=_tampered(_set_bpt(float("nan")), "nan.json")),
+    Case("compare-null", ["compare", "good", "null.json"], exit=1,
+         setup=_tampered(_set_bpt(None), "null.json")),
+    Case("compare-nan-allowed", ["compare", "good", "nan.json", "--allow-missing"], exit=0,
+         setup=_tampered(_set_bpt(float("nan")), "nan.json")),
+    # 6. manifests stay in their folder and call only known generators
+    Case("manifest-domains-file-outside",
+         ["run", "-t", "bytes", "-s", "manifest:ms", *FAST, "-o", "out"],
+         says="domains_file must name files inside the suite's folder",
+         files={**_manifest("ms", format="parallel-lines", files="*.txt", pivot="eng_Latn",
+                            domains_file="../../../../etc/passwd"),
+                "ms/eng_Latn.txt": "a\nb\n"}),
+    Case("manifest-files-pattern-outside",
+         ["run", "-t", "bytes", "-s", "manifest:ms", *FAST, "-o", "out"],
+         says="without '..'",
+         files={**_manifest("ms", format="parallel-lines", files="../*/eng_Latn.txt",
+                            pivot="eng_Latn"), "ms/eng_Latn.txt": "a\n"}),
+    Case("manifest-symlink-outside",
+         ["run", "-t", "bytes", "-s", "manifest:ms", *FAST, "-o", "out"],
+         says="must name files inside the suite's folder",
+         files={**_manifest("ms", format="parallel-lines", files="*.txt", pivot="eng_Latn"),
+                "secret.txt": "s\n"},
+         setup=lambda tmp: (tmp / "ms" / "eng_Latn.txt").symlink_to(tmp / "secret.txt")),
+    Case("manifest-generator-any-module",
+         ["run", "-t", "bytes", "-s", "manifest:mg", *FAST, "-o", "out"],
+         says="generator 'os:getcwd' is neither tokbench's own",
+         files=_manifest("mg", format="generator", generator="os:getcwd", seed=1)),
+    Case("manifest-generator-wrong-signature",
+         ["run", "-t", "bytes", "-s", "manifest:mg", *FAST, "-o", "out"],
+         says="generator 'tokbench.errors:require' failed: TypeError",
+         files=_manifest("mg", format="generator", generator="tokbench.errors:require", seed=1)),
+    # 7. markup and file names from user text
+    Case("markup-closing-tag-in-path", ["run", "-t", "file:x[/]y.json,bytes", "-s", "unicode",
+                                        *FAST, "-o", "out"],
+         says="tokenizer file:x[/]y.json", files={"x[/]y.json": '{"junk": 1}'}),
+    Case("markup-style-in-path", ["run", "-t", "file:a[red]b.json", "-s", "unicode", *FAST,
+                                  "-o", "out"],
+         says="file:a[red]b.json", files={"a[red]b.json": '{"junk": 1}'}),
+    Case("slash-in-suite-name", ["run", "-t", "bytes", "-s", "unicode?name=a/b",
+                                 "--no-history", "--repeats", "1", "-m", "compression",
+                                 "-o", "out"], exit=0,
+         check=_both(_has("out/report.md"), _has("out/report.html"),
+                     lambda tmp, out: [p.name for p in (tmp / "out").glob("*.png")]
+                     == ["bytes_per_token_a_b-c14cddc0.png"])),
+    Case("html-in-suite-name", ["run", "-t", "bytes", "-s", "unicode?name=<b>x</b>", *FAST,
+                                "-o", "out"], exit=0, check=_report_escapes_names),
+    # 8. one line instead of a traceback
+    Case("cache-is-a-file", ["fetch", "gpt2"], says="$TOKBENCH_CACHE", env={"TOKBENCH_CACHE":
+                                                                            "afile"},
+         files={"afile": "x"}),
+    Case("compare-row-without-metric", ["compare", "good", "bad.json"],
+         says="bad.json: row 0: missing 'metric'",
+         setup=_tampered(lambda d: d["rows"][0].pop("metric"), "bad.json")),
+    Case("report-meta-a-list", ["report", "bad.json", "--out", "r"],
+         says="'meta' must be a JSON object", setup=_tampered(lambda d: d.update(meta=[]),
+                                                              "bad.json")),
+    Case("compare-meta-suites-a-list", ["compare", "good", "bad.json"],
+         says="meta.suites must be an object",
+         setup=_tampered(lambda d: d["meta"].update(suites=[]), "bad.json")),
+    Case("sweep-within-not-a-percentage", ["sweep", "--within", "abc"],
+         says="argument --within: 'abc' is not a percentage"),
+    # 9. a tampered cached file says so
+    Case("tampered-cache-offline", ["run", "-t", "gpt2", "-s", "unicode", "--no-fetch", *FAST,
+                                    "-o", "out"],
+         says="does not match the pinned", setup=_tamper_gpt2_cache,
+         check=lambda tmp, out: _gpt2_cache_file(tmp).exists()),
+    # 11. what ?errors=replace|skip changed is shown
+    Case("left-out-counts-shown", ["run", "-t", "bytes", "-s", "text:bad.txt?errors=replace",
+                                   *FAST, "-o", "out"], exit=0,
+         files={"bad.txt": b"ok line\nbad \xff line\n"}, check=_left_out_shown),
+    # 13. one atomic write: 0644 and no temporary file left behind
+    Case("baseline-mode-0644", ["baseline", "update", "--from", "good", "--to", "bl.json"],
+         exit=0, setup=_good_results, check=_baseline_mode),
+    Case("atomic-write-failure-leaves-no-temp", _atomic_failure_leaves_nothing,
+         says="the producer failed"),
+    # 14. the history goes beside the output folder
+    Case("history-beside-out", ["run", "-t", "bytes", "-s", "unicode", "--repeats", "1", "-m",
+                                "compression", "--no-html", "--no-plots", "-o", "sub/run"],
+         exit=0,
+         check=lambda tmp, out: (tmp / "sub" / "history.sqlite").is_file()
+         and not (tmp / "reports").exists()),
+    # 15. the library never switches matplotlib's backend
+    Case("plots-keep-the-backend", _plots_keep_backend, exit=0),
+    Case("resume-after-kill-reads-the-partial-folder",
+         [*BYTES_ON_UNICODE, "--no-plots", "--resume", "-o", "out"], exit=0,
+         setup=_killed_run, check=_resumed_from_partial),
+    Case("cache-not-writable", _write_into_unwritable_cache,
+         says="cannot write into the tokenizer cache"),
+    # found by tests/test_fuzz_inputs.py
+    Case("tokenizer-path-of-unknown-user", ["run", "-t", "~nosuchuser0/tok.json", "-s",
+                                            "unicode", *FAST, "-o", "out"],
+         says="no tokenizer '~nosuchuser0/tok.json'"),
+    Case("tokenizer-path-of-undecodable-user", ["run", "-t", "~\udcff/tok.json", "-s",
+                                                "unicode", *FAST, "-o", "out"],
+         says="no tokenizer"),  # a non-UTF-8 argv byte arrives as a lone surrogate
+    Case("suite-path-of-unknown-user", ["run", "-t", "bytes", "-s", "text:~nosuchuser0/x.txt",
+                                        *FAST, "-o", "out"],
+         says="no such file or folder"),
+    Case("report-tokenizer-source-not-an-object", ["report", "bad.json", "--out", "r"],
+         says="meta.tokenizers.bytes.source must be an object, got true or false",
+         setup=_tampered(lambda d: d["meta"]["tokenizers"]["bytes"].update(source=True),
+                         "bad.json")),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_careless_use(case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                   capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "cache").mkdir()
+    monkeypatch.setenv("TOKBENCH_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("TOKBENCH_HISTORY", raising=False)
+    for key, value in case.env.items():
+        monkeypatch.setenv(key, value)
+    for name, content in case.files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+    if case.setup is not None:
+        case.setup(tmp_path)
+    for argv in case.before:
+        assert main(argv) == 0, argv
+    capsys.readouterr()
+
+    if callable(case.run):
+        if case.exit == 0:
+            case.run(tmp_path)
+        else:
+            with pytest.raises(TokbenchError, match=None) as info:
+                case.run(tmp_path)
+            assert case.says in str(info.value)
+        output = ""
+    else:
+        around = case.around(tmp_path) if case.around else contextlib.nullcontext()
+        with around:
+            usage_error = False
+            try:
+                code = main(case.run)
+            except SystemExit as e:  # argparse's own usage errors
+                code, usage_error = int(e.code or 0), True
+        captured = capsys.readouterr()
+        output = captured.out + captured.err
+        assert "Traceback" not in output
+        assert code == case.exit, output
+        assert case.says in " ".join(output.split()), output
+        if case.exit == 2 and not usage_error:
+            errors = [ln for ln in captured.err.splitlines() if "tokbench: error:" in ln]
+            assert len(errors) == 1, captured.err  # one line names the problem
+    if case.check is not None:
+        assert case.check(tmp_path, " ".join(output.split())) is not False

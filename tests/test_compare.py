@@ -458,7 +458,7 @@ def test_cli_bad_input_is_one_line_and_exit_2(toy_runs, tmp_path, capsys):
 
     empty = Results(rows=[], meta={"errors": [{"tokenizer": "gpt2", "error": "offline"}]})
     empty_path = _save(empty, tmp_path / "empty")
-    assert "the run has no rows (every tokenizer failed, e.g. gpt2: offline)" \
+    assert "the run has no rows (every tokenizer or suite failed, e.g. tokenizer gpt2: offline)" \
         in _error_of(["compare", base, empty_path], capsys)
 
     data = json.loads(Path(base).read_text(encoding="utf-8"))

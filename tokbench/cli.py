@@ -62,6 +62,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from tokbench.console import err_console
     from tokbench.sources import OFFLINE_ENV
 
+    # the command line draws PNGs only, never windows: it (not the library) picks the backend
+    os.environ.setdefault("MPLBACKEND", "Agg")
+
     offline = os.environ.get(OFFLINE_ENV)  # --no-fetch sets it for the command's duration only
     try:
         return int(args._main(args) or 0)

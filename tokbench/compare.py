@@ -15,7 +15,9 @@ Rows are joined on ``(tokenizer, suite, subset, metric)``. Each joined row gets 
   content, the tokenizer file, the backend version, settings, or the machine for
   timings); the reason is given. ``allow_change`` compares them anyway;
 * ``added`` / ``removed``: present in one run only. A removed row fails unless
-  ``allow_removed`` (something that was measured no longer is).
+  ``allow_removed`` (something that was measured no longer is);
+* ``missing``: the row is in both runs but a value is null, NaN or infinite: nothing
+  can be judged, so it fails unless ``allow_missing``.
 
 Documents that newly fail to round-trip are named on the round-trip rows, and documents
 the new run could not encode or decode at all are regressions of their own.
@@ -32,15 +34,16 @@ from typing import Any, TypeGuard
 
 from tokbench.errors import InputError, UnknownNameError
 from tokbench.metrics import FAMILIES, METRICS, MetricInfo, metric_info
-from tokbench.results import SIGNIFICANT_DIGITS, Results, Row, round_value
+from tokbench.results import SIGNIFICANT_DIGITS, Results, Row, error_subject, round_value
 
 SCHEMA = "tokbench.compare"
 SCHEMA_VERSION = 1
 
 BETTER, WORSE, UNCHANGED, CHANGED = "better", "worse", "unchanged", "changed"
 NOT_SIGNIFICANT, NOT_COMPARABLE = "not_significant", "not_comparable"
-ADDED, REMOVED = "added", "removed"
-STATUSES = (WORSE, REMOVED, NOT_COMPARABLE, BETTER, CHANGED, ADDED, NOT_SIGNIFICANT, UNCHANGED)
+ADDED, REMOVED, MISSING = "added", "removed", "missing"
+STATUSES = (WORSE, MISSING, REMOVED, NOT_COMPARABLE, BETTER, CHANGED, ADDED, NOT_SIGNIFICANT,
+            UNCHANGED)
 
 #: inputs whose change makes rows not comparable; ``allow_change`` takes these names
 CHANGE_KINDS = ("suite", "tokenizer", "backend", "settings", "machine", "segmenter",
@@ -318,11 +321,14 @@ class Comparison:
         parts = []
         failing_worse = sum(1 for r in self.rows if r.fails and r.status == WORSE)
         failing_removed = sum(1 for r in self.rows if r.fails and r.status == REMOVED)
+        failing_missing = sum(1 for r in self.rows if r.fails and r.status == MISSING)
         tolerated = c[WORSE] - failing_worse
         if failing_worse:
             parts.append(f"{failing_worse} worse")
         if failing_removed:
             parts.append(f"{failing_removed} removed")
+        if failing_missing:
+            parts.append(f"{failing_missing} without a value (null or NaN)")
         if self.new_errors:
             n = len(self.new_errors)
             parts.append(f"{n} document{'s' * (n != 1)} newly failing to encode/decode")
@@ -332,6 +338,8 @@ class Comparison:
         for status in (BETTER, CHANGED, ADDED, NOT_COMPARABLE, NOT_SIGNIFICANT):
             if c[status]:
                 rest.append(f"{c[status]} {status.replace('_', ' ')}")
+        if c[MISSING] - failing_missing:
+            rest.append(f"{c[MISSING] - failing_missing} without a value (allowed)")
         if c[REMOVED] - failing_removed:
             rest.append(f"{c[REMOVED] - failing_removed} removed (allowed)")
         if parts:
@@ -365,7 +373,7 @@ def load_run(path: str | Path) -> Results:
     if not results.rows:
         p = Path(path)
         errors = results.meta.get("errors") or []
-        why = f" (every tokenizer failed, e.g. {errors[0].get('tokenizer')}: " \
+        why = f" (every tokenizer or suite failed, e.g. {error_subject(errors[0])}: " \
               f"{errors[0].get('error')})" if errors else ""
         raise InputError(f"{p}: the run has no rows{why}; there is nothing to compare")
     return results
@@ -373,7 +381,8 @@ def load_run(path: str | Path) -> Results:
 
 def compare(base: Results, new: Results, *, fail: Iterable[str] | Thresholds | None = None,
             allow_change: Iterable[str] = (), allow_removed: bool = False,
-            base_label: str = "base", new_label: str = "new") -> Comparison:
+            allow_missing: bool = False, base_label: str = "base", new_label: str = "new"
+            ) -> Comparison:
     """Compare ``new`` against ``base`` (see the module doc for the decision rules).
 
     ``fail``: ``--fail`` specs or ``Thresholds``; ``allow_change``: input kinds
@@ -407,7 +416,7 @@ def compare(base: Results, new: Results, *, fail: Iterable[str] | Thresholds | N
         else:
             if metric not in judged:
                 judged[metric] = (metric_info(metric), thresholds.for_metric(metric))
-            _judge(change, b, n, *judged[metric])
+            _judge(change, b, n, *judged[metric], allow_missing=allow_missing)
             if metric == "roundtrip":
                 change.documents = failures.new_roundtrip_docs(tokenizer, suite, subset,
                                                               base.meta, new.meta)
@@ -430,7 +439,7 @@ def compare(base: Results, new: Results, *, fail: Iterable[str] | Thresholds | N
         if not info.complete:
             comp.warnings.append(f"{info.label} is an incomplete (interrupted) run")
         for err in results.meta.get("errors") or []:
-            comp.warnings.append(f"{info.label}: tokenizer {err.get('tokenizer')} was not run "
+            comp.warnings.append(f"{info.label}: {error_subject(err)} was not run "
                                  f"({err.get('error')})")
     return comp
 
@@ -490,9 +499,21 @@ def timing_range(row: Row) -> tuple[float, float] | None:
     return None
 
 
-def _judge(change: RowChange, b: Row, n: Row, info: MetricInfo, threshold: Threshold) -> None:
+def _absent(v: Any) -> bool:
+    """No usable value: null, NaN or infinite."""
+    return v is None or (isinstance(v, float) and not math.isfinite(v))
+
+
+def _judge(change: RowChange, b: Row, n: Row, info: MetricInfo, threshold: Threshold,
+           allow_missing: bool = False) -> None:
     """Set status, fails and reason of a comparable row."""
     bv, nv = b.value, n.value
+    if _absent(bv) or _absent(nv):
+        where = " and ".join(w for w, v in (("base", bv), ("new", nv)) if _absent(v))
+        change.status, change.fails = MISSING, not allow_missing
+        change.reason = f"no value (null or NaN) in {where}" + (
+            "" if allow_missing else "; --allow-missing accepts it")
+        return
     if bv is None or nv is None:
         if bv is None and nv is None:
             return

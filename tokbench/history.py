@@ -1,9 +1,11 @@
 """Every run in an embedded SQLite database, keyed by git commit, time and machine.
 
-``tokbench run`` records each run (``reports/history.sqlite``, ``$TOKBENCH_HISTORY`` or
-``--history``); ``History.trend`` gives one metric of one tokenizer, suite and subset over
-time, with the change against the previous run and a note where an input changed (the
-suite's content, the tokenizer file, the backend version, the machine).
+``tokbench run`` records each run in ``history.sqlite`` beside its output folder
+(``reports/history.sqlite`` for the default ``--out reports/latest``), or in
+``$TOKBENCH_HISTORY`` or ``--history``; ``History.trend`` gives one metric of one
+tokenizer, suite and subset over time, with the change against the previous run and a
+note where an input changed (the suite's content, the tokenizer file, the backend
+version, the machine).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from types import TracebackType
 from typing import Any
 
 from tokbench.errors import InputError, UnknownNameError
+from tokbench.paths import user_path
 from tokbench.results import Results
 
 DEFAULT_PATH = Path("reports") / "history.sqlite"
@@ -58,12 +61,21 @@ CREATE INDEX IF NOT EXISTS series ON measurements (metric, tokenizer, suite, sub
 """
 
 
-def history_path(explicit: str | Path | None = None) -> Path:
-    """``explicit``, else ``$TOKBENCH_HISTORY``, else ``reports/history.sqlite``."""
+HISTORY_FILE = "history.sqlite"
+
+
+def history_path(explicit: str | Path | None = None, out: str | Path | None = None) -> Path:
+    """``explicit``, else ``$TOKBENCH_HISTORY``, else ``history.sqlite`` beside the run's
+    output folder ``out`` (``reports/latest`` -> ``reports/history.sqlite``), else
+    ``reports/history.sqlite``."""
     if explicit:
         return Path(explicit)
     env = os.environ.get(ENV)
-    return Path(env).expanduser() if env else DEFAULT_PATH
+    if env:
+        return user_path(env)
+    if out is not None:
+        return Path(out).parent / HISTORY_FILE
+    return DEFAULT_PATH
 
 
 @dataclass
@@ -93,8 +105,12 @@ class History:
         if not create and not self.path.exists():
             raise InputError(f"{self.path}: no history here yet; `tokbench run` records every "
                              f"run there (or pass --history PATH / set {ENV})")
-        if create:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            if create:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise InputError(f"{self.path}: cannot create the history there "
+                             f"({e.strerror or e}); pass --history PATH or set {ENV}") from None
         try:
             self.db = sqlite3.connect(self.path, timeout=30)
             self.db.execute("PRAGMA foreign_keys = ON")
@@ -246,10 +262,7 @@ def _relative(prev: Any, value: Any) -> float | None:
 
 def plot_trend(points: Sequence[Point], path: str | Path, title: str, ylabel: str = "") -> Path:
     """A line of the series by run (x labelled with short commits) saved as PNG."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from tokbench.render.figures import Figures as plt
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -32,6 +32,7 @@ from tokbench.catalog import (
     try_recipes,
 )
 from tokbench.errors import InputError, UnknownNameError
+from tokbench.paths import user_path
 from tokbench.sources import FetchSession, HubSource, LocalSource, TiktokenSource
 
 SpecKind = Literal["catalog", "tiktoken", "hf", "file"]
@@ -80,7 +81,7 @@ def parse_spec(spec: str) -> Spec:
         return Spec("file", rest, None, text)
     if text in TOKENIZERS:
         return Spec("catalog", TOKENIZERS.canonical(text), None, text)
-    path = Path(text).expanduser()
+    path = user_path(text)
     if path.exists():
         return Spec("file", text, None, text)
     if "/" in text or "\\" in text or text.lower().endswith(_FILE_SUFFIXES):
@@ -174,7 +175,7 @@ def recipes_for(spec: Spec) -> tuple[str, list[Recipe]]:
         return spec.text, [Recipe(TiktokenSource(spec.value), "tiktoken")]
     if spec.kind == "hf":
         return spec.text, [Recipe(HubSource(spec.value, None, spec.revision), "transformers")]
-    path = Path(spec.value).expanduser()
+    path = user_path(spec.value)
     if not path.exists():
         raise InputError(f"no such file or folder: {spec.value}")
     # a tiktoken rank file gets its pattern and special tokens from the adapter's presets,
@@ -199,7 +200,7 @@ _memo_lock = threading.RLock()
 
 def _memo_key(spec: Spec) -> tuple[object, ...]:
     if spec.kind == "file":
-        p = Path(spec.value).expanduser().resolve()
+        p = user_path(spec.value).resolve()
         st = p.stat() if p.exists() else None
         return ("file", str(p), spec.text, st.st_size if st else -1, st.st_mtime_ns if st else -1)
     from tokbench.paths import cache_dir

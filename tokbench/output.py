@@ -2,29 +2,17 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 import time
 from pathlib import Path
 
+from tokbench.atomic import write_atomic
 from tokbench.results import Results
 
 
 def atomic_write_text(target: str | Path, text: str) -> Path:
-    """Write ``text`` via a temporary file and rename, so ``target`` is never half-written;
-    the temporary file is removed if writing fails."""
-    target = Path(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.chmod(tmp, 0o644)  # mkstemp creates 0600; results are meant to be shared
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return target
+    """Write ``text`` atomically (``tokbench.atomic.write_atomic``: 0644, no temporary file
+    left behind on failure)."""
+    return write_atomic(target, text)
 
 
 def write_results_atomic(results: Results, out_dir: str | Path) -> Path:
@@ -64,18 +52,14 @@ def write_outputs(results: Results, out_dir: str | Path, plots: bool = True,
 
     out = Path(out_dir)
     files = [write_results_atomic(results, out)]
-    csv = out / "results.csv"
-    results.to_frame().to_csv(csv, index=False)
-    files.append(csv)
+    files.append(write_atomic(out / "results.csv", results.to_frame().to_csv(index=False)))
     pngs: list[Path] = []
     if plots:
         from tokbench.render.plots import render_plots
 
         pngs = render_plots(results, out)
         files += pngs
-    md = out / "report.md"
-    md.write_text(render_markdown(results, [p.name for p in pngs]), encoding="utf-8")
-    files.append(md)
+    files.append(write_atomic(out / "report.md", render_markdown(results, [p.name for p in pngs])))
     if html:
         try:
             from tokbench.render.html import write_html

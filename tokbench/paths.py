@@ -6,11 +6,28 @@ import os
 from pathlib import Path
 
 
+def user_path(text: str | os.PathLike[str]) -> Path:
+    """``text`` as a path with ``~`` expanded; ``~nobody`` (an unknown user, or a name no
+    user can have: a NUL byte, a lone surrogate) stays as it is (``Path.expanduser``
+    would raise RuntimeError or ValueError), so it is then simply not found."""
+    path = Path(text)
+    try:
+        return path.expanduser()
+    except (RuntimeError, ValueError):
+        return path
+
+
 def cache_dir() -> Path:
     """Tokenizer file cache: ``$TOKBENCH_CACHE`` or the user cache directory."""
     env = os.environ.get("TOKBENCH_CACHE")
     if env:
-        return Path(env).expanduser()
+        path = user_path(env)
+        if path.exists() and not path.is_dir():
+            from tokbench.errors import InputError
+
+            raise InputError(f"$TOKBENCH_CACHE={env} is a file, not a folder; point it to a "
+                             "folder tokbench may write tokenizer files into")
+        return path
     from platformdirs import user_cache_dir
 
     return Path(user_cache_dir("tokbench"))

@@ -94,8 +94,9 @@ class TokbenchBaseline:
         A missing baseline fails the test: it must be written on purpose.
         """
         if self.update:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.path.write_text(results.to_json(), encoding="utf-8")
+            from tokbench.atomic import write_atomic
+
+            write_atomic(self.path, results.to_json())
             return None
         if not self.path.exists():
             pytest.fail(f"no tokbench baseline at {self.path}; write it with "

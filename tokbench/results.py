@@ -67,9 +67,23 @@ class Row:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Row:
+    def from_dict(cls, d: Any, where: str = "row") -> Row:
+        """A row from its JSON object; a malformed one is an InputError naming ``where``."""
+        if not isinstance(d, dict):
+            raise InputError(f"{where}: expected an object, got {type(d).__name__}")
+        for key in ROW_KEYS:
+            if key not in d:
+                raise InputError(f"{where}: missing {key!r}")
+            if key != "value" and not isinstance(d[key], str):
+                raise InputError(f"{where}: {key!r} must be a string, got "
+                                 f"{type(d[key]).__name__}")
+        value = d["value"]
+        if value is not None and (isinstance(value, bool)
+                                  or not isinstance(value, (int, float))):
+            raise InputError(f"{where}: 'value' must be a number or null, got "
+                             f"{type(value).__name__}")
         extra = {k: v for k, v in d.items() if k not in ROW_KEYS}
-        return cls(d["tokenizer"], d["suite"], d["subset"], d["metric"], d["value"], extra)
+        return cls(d["tokenizer"], d["suite"], d["subset"], d["metric"], value, extra)
 
 
 @dataclass
@@ -115,8 +129,9 @@ class Results:
         if p.suffix != ".json":
             p.mkdir(parents=True, exist_ok=True)
             p = p / "results.json"
-        p.write_text(self.to_json(), encoding="utf-8")
-        return p
+        from tokbench.atomic import write_atomic
+
+        return write_atomic(p, self.to_json())
 
     @classmethod
     def from_dict(cls, data: Any, origin: str = "<data>") -> Results:
@@ -125,8 +140,19 @@ class Results:
         version = data.get("schema_version")
         if version != SCHEMA_VERSION:
             data = migrate(data, origin)
-        return cls(rows=[Row.from_dict(r) for r in data.get("rows", [])],
-                   meta=data.get("meta", {}), failures=data.get("failures", []))
+        meta, rows, failures = (data.get("meta", {}), data.get("rows", []),
+                                data.get("failures", []))
+        for key, value, kind in (("meta", meta, dict), ("rows", rows, list),
+                                 ("failures", failures, list)):
+            if not isinstance(value, kind):
+                raise InputError(f"{origin}: {key!r} must be a JSON "
+                                 f"{'object' if kind is dict else 'array'}, got "
+                                 f"{type(value).__name__}")
+        _check_meta(meta, origin)
+        if not all(isinstance(f, dict) for f in failures):
+            raise InputError(f"{origin}: every entry of 'failures' must be an object")
+        return cls(rows=[Row.from_dict(r, f"{origin}: row {i}") for i, r in enumerate(rows)],
+                   meta=meta, failures=failures)
 
     @classmethod
     def load(cls, path: str | Path) -> Results:
@@ -140,6 +166,11 @@ class Results:
             data = json.loads(p.read_text(encoding="utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as e:
             raise InputError(f"{p}: not valid JSON ({e}); is it a tokbench results file?") from None
+        except RecursionError:
+            raise InputError(f"{p}: JSON nested too deeply; is it a tokbench results file?") \
+                from None
+        except OSError as e:
+            raise InputError(f"{p}: cannot read ({e.strerror or e})") from None
         return cls.from_dict(data, str(p))
 
     def to_frame(self) -> pd.DataFrame:
@@ -147,6 +178,69 @@ class Results:
         import pandas as pd
 
         return pd.DataFrame([r.to_dict() for r in self.sorted_rows()])
+
+
+_NONE = type(None)
+_TEXT = (str, _NONE)
+
+#: The shape of what renderers and ``compare`` read from ``meta``: a tuple of types, a
+#: list ``[shape]`` (an array of it), or a dict of key -> shape (``"*"``: every value);
+#: keys are optional and other keys are allowed, so older and newer files still load.
+META_SHAPE: dict[str, Any] = {
+    "tokbench_version": _TEXT, "created": _TEXT, "git_commit": _TEXT, "complete": (bool,),
+    "machine": {}, "settings": {}, "timings": {}, "metric_families": [(str,)],
+    "errors": [{"tokenizer": (str,), "suite": (str,), "error": (str,)}], "warnings": [(str,)],
+    "segmenters": {"*": _TEXT},
+    "tokenizers": {"*": {
+        "name": (str,), "backend": _TEXT, "backend_version": _TEXT,
+        "vocab_size": (int, _NONE), "unk_id": (int, _NONE), "byte_fallback": (bool, _NONE),
+        "special_tokens": {"*": (int,)},
+        "source": {"kind": _TEXT, "location": _TEXT, "sha256": _TEXT, "path": _TEXT}}},
+    "suites": {"*": {
+        "name": (str,), "version": _TEXT, "sha256": _TEXT, "source": _TEXT, "spec": _TEXT,
+        "parallel": (bool,), "subset_by": _TEXT, "documents": (int,), "bytes": (int,),
+        "languages": [(str,)], "left_out": {"*": (int,)}}},
+}
+
+
+def _check_meta(meta: dict[str, Any], origin: str) -> None:
+    """``meta`` has the shape of ``META_SHAPE`` where it has those keys."""
+    _check_shape(meta, META_SHAPE, "meta", origin)
+
+
+def _check_shape(value: Any, shape: Any, where: str, origin: str) -> None:
+    if isinstance(shape, tuple):
+        ok = isinstance(value, shape) and not (isinstance(value, bool) and bool not in shape)
+        if not ok:
+            raise InputError(f"{origin}: {where} must be "
+                             f"{' or '.join(_json_name(k) for k in shape)}, got "
+                             f"{_json_name(type(value))}")
+    elif isinstance(shape, list):
+        if not isinstance(value, list):
+            raise InputError(f"{origin}: {where} must be an array, got "
+                             f"{_json_name(type(value))}")
+        for i, item in enumerate(value):
+            _check_shape(item, shape[0], f"{where}[{i}]", origin)
+    else:
+        if not isinstance(value, dict):
+            raise InputError(f"{origin}: {where} must be an object, got "
+                             f"{_json_name(type(value))}")
+        for key, item in value.items():
+            sub = shape.get(key, shape.get("*"))
+            if sub is not None:
+                _check_shape(item, sub, f"{where}.{key}", origin)
+
+
+def _json_name(kind: type) -> str:
+    return {dict: "an object", list: "an array", str: "a string", bool: "true or false",
+            _NONE: "null", int: "a number", float: "a number"}.get(kind, kind.__name__)
+
+
+def error_subject(err: dict[str, Any]) -> str:
+    """``"tokenizer gpt2"`` or ``"suite text:x"``: what an entry of ``meta.errors`` is about."""
+    if "suite" in err and "tokenizer" not in err:
+        return f"suite {err.get('suite')}"
+    return f"tokenizer {err.get('tokenizer')}"
 
 
 def migrate(data: dict[str, Any], origin: str) -> dict[str, Any]:

@@ -45,6 +45,7 @@ from tokbench.errors import (
     SourceError,
     TokbenchError,
 )
+from tokbench.paths import user_path
 
 #: extra arguments appended to every ``pip download`` (split like a shell would)
 PIP_ARGS_ENV = "TOKBENCH_PIP_ARGS"
@@ -126,29 +127,34 @@ def _mismatch(what: str, expected: str, actual: str) -> HashMismatchError:
         "and not cached")
 
 
+def tampered_cache_error(path: Path, expected: str) -> HashMismatchError:
+    """A cached file whose content no longer has its pinned sha256 (offline: not replaced)."""
+    return HashMismatchError(
+        f"{path}: the cached file's sha256 {file_sha256(path)} does not match the pinned "
+        f"{expected} (damaged or modified); delete it and fetch again without offline mode")
+
+
 def write_verified(target: Path, chunks: Iterable[bytes], sha256: str | None, what: str) -> str:
     """Write ``chunks`` to ``target`` atomically (temp file + rename) if the hash matches.
 
     Returns the sha256 written. On a mismatch nothing is left behind and
     ``HashMismatchError`` names ``what`` with both hashes.
     """
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    tmp = Path(tmp_name)
+    from tokbench.atomic import atomic_open
+
     h = hashlib.sha256()
     try:
-        with os.fdopen(fd, "wb") as out:
+        with atomic_open(target) as out:
             for chunk in chunks:
                 h.update(chunk)
                 out.write(chunk)
-        actual = h.hexdigest()
-        if sha256 is not None and actual != sha256:
-            raise _mismatch(what, sha256, actual)
-        tmp.chmod(0o644)  # mkstemp makes it private; cached files are plain data
-        os.replace(tmp, target)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+            actual = h.hexdigest()
+            if sha256 is not None and actual != sha256:
+                raise _mismatch(what, sha256, actual)  # the temporary file is removed
+    except OSError as e:
+        raise SourceError(f"{target}: cannot write into the tokenizer cache "
+                          f"({e.strerror or e}); set $TOKBENCH_CACHE to a writable "
+                          "folder") from None
     return actual
 
 
@@ -308,6 +314,9 @@ class FetchSession:
             if path.is_file():
                 if verified_file(path, f.sha256):
                     results[f] = path
+                    continue
+                if self.offline:  # say so, rather than "not cached"; keep it to inspect
+                    results[f] = tampered_cache_error(path, f.sha256)
                     continue
                 path.unlink(missing_ok=True)  # a damaged cache entry: fetch it again
             groups.setdefault(f.archive_key, []).append(f)
@@ -611,6 +620,8 @@ class TiktokenSource:
         except ImportError as e:
             raise MissingDependencyError("tiktoken", purpose=location) from e
         if session.offline:
+            if self.sha256 is not None and target.is_file():
+                raise tampered_cache_error(target, self.sha256)
             raise SourceError(f"{location}: not cached (offline mode)")
         session.status(f"loading {location} with tiktoken")
         try:
@@ -647,11 +658,11 @@ class LocalSource:
         return f"file {self.path}"
 
     def cached_path(self, cache: Path) -> Path | None:
-        p = Path(self.path).expanduser()
+        p = user_path(self.path)
         return p if p.exists() else None
 
     def fetch(self, session: FetchSession) -> Fetched:
-        p = Path(self.path).expanduser()
+        p = user_path(self.path)
         if not p.exists():
             raise InputError(f"no such file or folder: {self.path}")
         p = p.resolve()

@@ -423,9 +423,9 @@ def load_sizes(sizes: Sequence[SizeResult]) -> list[Any]:
 
 
 def write_json_atomic(results: Results, path: Path) -> Path:
-    from tokbench.train import write_atomic
+    from tokbench.atomic import write_atomic
 
-    write_atomic(path, results.to_json().encode("utf-8"))
+    write_atomic(path, results.to_json())
     return path
 
 

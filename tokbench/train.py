@@ -18,9 +18,7 @@ import dataclasses
 import hashlib
 import io
 import json
-import os
 import re
-import tempfile
 import time
 import unicodedata
 from collections.abc import Iterator, Sequence
@@ -30,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tokbench.adapters.base import SourceInfo, sha256_file
+from tokbench.atomic import write_atomic
 from tokbench.errors import InputError, TokbenchError, require
 from tokbench.version import __version__
 
@@ -590,19 +589,6 @@ def output_path(out: str | Path, backend: str) -> Path:
             raise InputError(f"--out {p}: a {backend} tokenizer is saved as a {want} file")
         return p
     return p / f"tokenizer{want}"
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write via a temporary file and rename, so a file is never half-written."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 @dataclass

@@ -501,10 +501,9 @@ def dumps_json(obj: Any, **options: Any) -> str:
 
 def save_viewer(data: Mapping[str, Any], out_dir: str | Path) -> Path:
     """Write ``viewer.json`` into ``out_dir``."""
-    path = Path(out_dir) / VIEWER_FILE
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(dumps_json(data, separators=(",", ":")) + "\n", encoding="utf-8")
-    return path
+    from tokbench.atomic import write_atomic
+
+    return write_atomic(Path(out_dir) / VIEWER_FILE, dumps_json(data, separators=(",", ":")) + "\n")
 
 
 def load_viewer(out_dir: str | Path, results: Results | None = None) -> dict[str, Any] | None:

@@ -48,6 +48,7 @@ from tokbench.adapters.hf_tokenizers import (
     text_blind_model,
 )
 from tokbench.errors import InputError, SourceError, require
+from tokbench.paths import user_path
 
 # the file whose hash identifies a tokenizer folder, most specific first
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "spiece.model",
@@ -74,7 +75,7 @@ def load(path_or_obj: Any, *, name: str, source: SourceInfo | None = None,
         src = source or SourceInfo(kind="object", location=f"{type(tok).__name__}:{name}")
         return TransformersTokenizer(name, src, tok)
     ident = str(path_or_obj)
-    local = Path(ident).expanduser()
+    local = user_path(ident)
     if not local.is_dir() and (isinstance(path_or_obj, Path) or local.is_absolute()
                                or ident.startswith((".", "~")) or local.exists()):
         raise InputError(f"{ident}: no such tokenizer folder; give a folder written by "

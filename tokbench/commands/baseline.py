@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import os
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tokbench.atomic import write_atomic
 from tokbench.errors import InputError, TokbenchError
 
 if TYPE_CHECKING:
@@ -46,7 +45,7 @@ def main(args: argparse.Namespace) -> int:
         if not path.exists():
             raise InputError(f"{path}: no baseline yet; write one with `tokbench baseline "
                              "update --from RUN_DIR`")
-        con.print(_describe(path, Results.load(path)), highlight=False)
+        con.print(_describe(path, Results.load(path)), highlight=False, markup=False)
         return 0
 
     from tokbench.compare import compare, load_run
@@ -62,8 +61,9 @@ def main(args: argparse.Namespace) -> int:
             old = Results.load(target)
         except TokbenchError:
             old = None  # replaced anyway; it was not a usable baseline
-    _write_atomic(target, results.to_json())
-    con.print(f"baseline {target} ← {_describe(Path(args.source), results)}", highlight=False)
+    write_atomic(target, results.to_json(), what="the baseline")
+    con.print(f"baseline {target} ← {_describe(Path(args.source), results)}", highlight=False,
+              markup=False)
     if old is not None and old.rows:
         verdict = compare(old, results, allow_change=["all"], allow_removed=True).verdict()
         con.print(f"against the previous baseline: {verdict}", highlight=False)
@@ -78,13 +78,3 @@ def _describe(path: Path, results: Results) -> str:
             f"{len(meta.get('tokenizers') or {})} tokenizers, "
             f"{len(meta.get('suites') or {})} suites, {len(results.rows)} rows")
 
-
-def _write_atomic(target: Path, text: str) -> None:
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".baseline.", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, target)
-    except OSError as e:
-        raise InputError(f"{target}: cannot write the baseline ({e.strerror})") from None

@@ -45,6 +45,9 @@ def add_compare_options(p: argparse.ArgumentParser | Any, validate: bool = False
                         "all; comma-separated or repeated")
     p.add_argument("--allow-removed", action="store_true",
                    help="rows missing in the new run are not a regression")
+    p.add_argument("--allow-missing", action="store_true",
+                   help="a value that is null or NaN in either run is not a regression "
+                        "(by default it fails: nothing can be judged)")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -65,7 +68,8 @@ def main(args: argparse.Namespace) -> int:
 
     base, new = load_run(args.base), load_run(args.new)
     comp = compare(base, new, fail=args.fail, allow_change=args.allow_change,
-                   allow_removed=args.allow_removed)
+                   allow_removed=args.allow_removed,
+                   allow_missing=getattr(args, "allow_missing", False))
     comp.base.label, comp.new.label = str(args.base), str(args.new)
     _write_files(comp, args.markdown, args.json_file, args.all_rows)
     out = console()
@@ -89,11 +93,9 @@ def _write_files(comp: Comparison, markdown: str | None, json_file: str | None,
 
 
 def _write(path: Path, text: str) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    except OSError as e:
-        raise TokbenchError(f"{path}: cannot write ({e.strerror})") from None
+    from tokbench.atomic import write_atomic
+
+    write_atomic(path, text)
 
 
 # -- the regression gate of ``tokbench run`` --------------------------------------------------
@@ -152,49 +154,55 @@ def add_gate_arguments(p: argparse.ArgumentParser) -> None:
                         "changes, write OUT/compare.md and exit 1 on a regression")
     add_compare_options(g, validate=True)
     g.add_argument("--history", metavar="PATH",
-                   help="SQLite history to record the run in (default $TOKBENCH_HISTORY or "
-                        "reports/history.sqlite)")
+                   help="SQLite history to record the run in (default $TOKBENCH_HISTORY, "
+                        "else history.sqlite beside the output folder: "
+                        "reports/history.sqlite for --out reports/latest)")
     g.add_argument("--no-history", action="store_true", help="do not record the run")
     p.set_defaults(_gate=gate)
 
 
 def gate(args: argparse.Namespace, results: Results) -> int:
     """After ``tokbench run``: record the history, compare with ``--baseline``; the exit code."""
+    from rich.markup import escape
+
     from tokbench.console import console, err_console
 
+    out = Path(args._out)  # the run's output folder, set by ``tokbench run``
     if not getattr(args, "no_history", False):
         from tokbench.history import History, history_path
 
-        path = history_path(getattr(args, "history", None))
+        path = history_path(getattr(args, "history", None), out)
         try:
             with History(path) as h:
                 h.record(results, source="tokbench run")
         except TokbenchError as e:  # the run's files are written; history is a bonus
-            err_console().print(f"[yellow]history not recorded:[/] {e}", highlight=False)
+            err_console().print(f"[yellow]history not recorded:[/] {escape(str(e))}",
+                                highlight=False)
         else:
-            console().print(f"recorded in history {path}", highlight=False)
+            console().print(f"recorded in history {path}", highlight=False, markup=False)
     baseline: _Baseline | None = getattr(args, "baseline", None)
     if baseline is None:
         return 0
-    from tokbench.commands.run import DEFAULT_OUT, resolve_config
     from tokbench.compare import compare
 
     comp = compare(baseline.results, results, fail=args.fail, allow_change=args.allow_change,
-                   allow_removed=args.allow_removed, base_label=str(baseline.path),
+                   allow_removed=args.allow_removed,
+                   allow_missing=getattr(args, "allow_missing", False),
+                   base_label=str(baseline.path),
                    new_label="this run")
-    out = Path(resolve_config(args).get("out") or DEFAULT_OUT)
     md = out / "compare.md"
     _write(md, render_markdown(comp))
     print_comparison(console(), comp)
-    console().print(f"wrote {md}", highlight=False)
+    console().print(f"wrote {md}", highlight=False, markup=False)
     return 1 if comp.regression else 0
 
 
 # -- rendering --------------------------------------------------------------------------------
 
-_STYLE = {"worse": "yellow", "removed": "blue", "not_comparable": "magenta", "better": "green",
-          "changed": "cyan", "added": "blue", "not_significant": "dim", "unchanged": "dim"}
-_ICON = {"worse": "⚠️", "removed": "➖", "not_comparable": "⛔", "better": "✅",
+_STYLE = {"worse": "yellow", "missing": "red", "removed": "blue", "not_comparable": "magenta",
+          "better": "green", "changed": "cyan", "added": "blue", "not_significant": "dim",
+          "unchanged": "dim"}
+_ICON = {"worse": "⚠️", "missing": "❓", "removed": "➖", "not_comparable": "⛔", "better": "✅",
          "changed": "🔄", "added": "➕", "not_significant": "〰️", "unchanged": ""}
 
 
@@ -203,7 +211,7 @@ def status_text(r: RowChange) -> str:
     text = r.status.replace("_", " ")
     if r.status == "worse" and not r.fails:
         text += " (tolerated)"
-    if r.status == "removed" and not r.fails:
+    if r.status in ("removed", "missing") and not r.fails:
         text += " (allowed)"
     return text
 
@@ -256,11 +264,12 @@ def print_comparison(con: Console, comp: Comparison, all_rows: bool = False) -> 
 
     On a narrow terminal (a CI log) the notes go under the table instead of a column.
     """
+    from rich.markup import escape
     from rich.table import Table
 
     from tokbench.metrics import metric_info
 
-    con.print(f"{comp.base.short()}  →  {comp.new.short()}", highlight=False)
+    con.print(f"{comp.base.short()}  →  {comp.new.short()}", highlight=False, markup=False)
     rows = comp.sorted_rows() if all_rows else comp.changed_rows()
     wide = con.width >= 120
     notes: list[str] = []
@@ -279,25 +288,28 @@ def print_comparison(con: Console, comp: Comparison, all_rows: bool = False) -> 
             where = [r.tokenizer, r.suite, r.subset, metric] if wide \
                 else [f"{r.tokenizer} · {r.suite} · {r.subset} · {metric}"]
             note = row_note(r)
-            cells = [f"[{style}]{status_text(r)}[/]", *where, format_cell(r.base, r.metric),
-                     format_cell(r.new, r.metric), format_change(r)]
+            cells = [f"[{style}]{status_text(r)}[/]", *map(escape, where),
+                     escape(format_cell(r.base, r.metric)), escape(format_cell(r.new, r.metric)),
+                     format_change(r)]
             if wide:
-                cells.append(note)
+                cells.append(escape(note))
             elif note:
                 notes.append(f"{where[0]}: {note}")
             table.add_row(*cells)
         con.print(table)
     for note in notes:
-        con.print(f"  {note}", highlight=False)
+        con.print(f"  {note}", highlight=False, markup=False)
     if not all_rows:
         for t, s, reason, n in comp.not_comparable():
-            con.print(f"[magenta]not comparable[/] {t} · {s}, {n} row{'s' * (n != 1)}: {reason}",
+            con.print(f"[magenta]not comparable[/] {escape(f'{t} · {s}')}, {n} "
+                      f"row{'s' * (n != 1)}: {escape(reason)}",
                       highlight=False)
     for f in comp.new_errors:
-        con.print(f"[bold red]new error[/] {f.get('tokenizer')} · {f.get('suite')} · "
-                  f"{f.get('doc_id')}: {f.get('error')}", highlight=False)
+        con.print("[bold red]new error[/] " + escape(f"{f.get('tokenizer')} · {f.get('suite')} "
+                                                     f"· {f.get('doc_id')}: {f.get('error')}"),
+                  highlight=False)
     for w in comp.warnings:
-        con.print(f"[yellow]warning:[/] {w}", highlight=False)
+        con.print(f"[yellow]warning:[/] {escape(w)}", highlight=False)
     style = "bold red" if comp.regression else "bold green"
     con.print(f"[{style}]{comp.verdict()}[/]", highlight=False)
     if not all_rows and len(rows) < len(comp.rows):
@@ -306,7 +318,14 @@ def print_comparison(con: Console, comp: Comparison, all_rows: bool = False) -> 
 
 
 def _md(text: Any) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    """Text for a Markdown table cell or line: HTML characters as entities, one line."""
+    text = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _code(text: Any) -> str:
+    """A code span (its content is shown literally, HTML included)."""
+    return "`" + str(text).replace("`", "'").replace("|", "\\|").replace("\n", " ") + "`"
 
 
 def _md_row(r: RowChange) -> str:
@@ -350,7 +369,7 @@ def render_markdown(comp: Comparison, all_rows: bool = False) -> str:
     if comp.new_errors:
         out.append("Documents that no longer encode or decode:")
         out.append("")
-        out += [f"- `{_md(f.get('doc_id'))}` ({_md(f.get('tokenizer'))} · "
+        out += [f"- {_code(f.get('doc_id'))} ({_md(f.get('tokenizer'))} · "
                 f"{_md(f.get('suite'))}): {_md(f.get('error'))}" for f in comp.new_errors[:50]]
         out.append("")
     out += _details(comp, all_rows)
@@ -376,12 +395,12 @@ def _details(comp: Comparison, all_rows: bool) -> list[str]:
         out += ["New round-trip failures:", "", "| tokenizer | suite | document | kind | "
                 "expected | got |", "|---|---|---|---|---|---|"]
         for f in comp.new_roundtrip_failures[:100]:
-            out.append("| " + " | ".join(_md(x) for x in (
-                f.get("tokenizer"), f.get("suite"), f.get("doc_id"), f.get("kind", ""),
-                f"`{f.get('expected', '')}`", f"`{f.get('got', '')}`")) + " |")
+            out.append("| " + " | ".join([*(_md(x) for x in (
+                f.get("tokenizer"), f.get("suite"), f.get("doc_id"), f.get("kind", ""))),
+                _code(f.get("expected", "")), _code(f.get("got", ""))]) + " |")
         out.append("")
     if comp.fixed_failures:
-        docs = ", ".join(f"`{_md(f.get('doc_id'))}`" for f in comp.fixed_failures[:50])
+        docs = ", ".join(_code(f.get("doc_id")) for f in comp.fixed_failures[:50])
         out += [f"Documents that no longer fail: {docs}", ""]
     noise = [r for r in comp.rows if r.status == "not_significant"]
     if noise and not all_rows:

@@ -67,9 +67,10 @@ def fetch_with_progress(specs: Sequence[str], *, quiet_cached: bool = False,
     failures: list[tuple[str, str]] = []
     with progress(transient=True) as bar:
         task = bar.add_task("fetching", total=len(plans))
-        with new_session(on_status=lambda msg: bar.update(task, description=msg)) as session:
+        with new_session(on_status=lambda msg: bar.update(task, description=escape(msg))
+                         ) as session:
             for name, recipes in plans:
-                bar.update(task, description=f"fetching {name}")
+                bar.update(task, description=f"fetching {escape(name)}")
                 t0 = time.perf_counter()
                 try:
                     recipe, fetched = try_recipes(f"tokenizer {name!r}", recipes,

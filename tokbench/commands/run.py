@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import tomllib
 from pathlib import Path
 from typing import Any
 
 from rich.markup import escape
 
-from tokbench.errors import InputError
+from tokbench.errors import TokbenchError
 from tokbench.presets import PRESETS, get_preset
 
 HELP = "compare tokenizers on suites; writes results.json, results.csv, report.md and plots"
@@ -58,8 +57,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scheduler", help="address of a running Dask scheduler "
                    "(tcp://HOST:8786); without it --executor dask starts a local cluster")
     p.add_argument("--resume", action="store_true",
-                   help="reuse finished units from OUT/results.json and finished shards "
-                        "from OUT/.tokbench-state.json")
+                   help="reuse finished units and shards of the last run into OUT (the "
+                        "folder a killed run left beside OUT, .OUT.partial, else OUT)")
     p.add_argument("--no-plots", action="store_true", help="do not write PNG plots")
     p.add_argument("--no-html", action="store_true", help="do not write report.html")
     p.add_argument("--no-fetch", action="store_true",
@@ -70,45 +69,24 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def resolve_config(args: argparse.Namespace) -> dict[str, Any]:
-    """Flags over config file over preset over defaults."""
+    """Flags over config file over preset over defaults, each value checked."""
+    from tokbench.config import CHECKS, check_flags, read_config
+
     conf: dict[str, Any] = {}
     if args.preset:
         conf.update(get_preset(args.preset))
     if args.config:
-        path = Path(args.config)
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise InputError(f"{path}: config file not found") from None
-        except tomllib.TOMLDecodeError as e:
-            raise InputError(f"{path}: invalid TOML ({e})") from None
-        data = data.get("tokbench", data)
-        known = {"tokenizers", "suites", "metrics", "out", "premium_join", "repeats", "threads",
-                 "fertility"}
-        unknown = set(data) - known
-        if unknown:
-            raise InputError(f"{path}: unknown key(s) {', '.join(sorted(unknown))}; "
-                             f"known: {', '.join(sorted(known))}")
-        conf.update(data)
-    for key in ("tokenizers", "suites", "metrics", "out", "premium_join", "repeats", "threads",
-                "fertility"):
-        value = getattr(args, key, None)
-        if value is not None:
-            conf[key] = value
-    if isinstance(conf.get("suites"), str):
-        from tokbench.suites import split_suite_specs
-
-        conf["suites"] = split_suite_specs([conf["suites"]])
-    if conf.get("repeats") is not None and int(conf["repeats"]) < 1:
-        raise InputError("--repeats must be at least 1")
+        conf.update(read_config(args.config))
+    conf.update(check_flags({key: getattr(args, key, None) for key in CHECKS}))
     return conf
 
 
 def main(args: argparse.Namespace) -> int:
     from tokbench.console import console, err_console
-    from tokbench.output import Checkpoint, write_outputs
-    from tokbench.results import Results
-    from tokbench.runner import Settings, run
+    from tokbench.outdir import OutputFolder
+    from tokbench.results import Results, error_subject
+    from tokbench.runner import DEFAULT_SUITES, Settings
+    from tokbench.suites import load_suites
 
     conf = resolve_config(args)
     out = Path(conf.get("out") or DEFAULT_OUT)
@@ -120,39 +98,95 @@ def main(args: argparse.Namespace) -> int:
         import os
 
         os.environ["TOKBENCH_OFFLINE"] = "1"
-    resume = Results.load(out) if args.resume and (out / "results.json").exists() else None
+    with OutputFolder(out) as folder:  # a second run into OUT stops here, naming this one
+        source = folder.resume_source() if args.resume else None
+        # an empty Results still resumes the finished shards of a run killed before its
+        # first finished unit
+        resume = Results.load(source) if source is not None else (
+            Results() if args.resume else None)
 
-    tokenizers = conf.get("tokenizers")
-    if tokenizers is not None:
-        _prefetch(tokenizers)
-    else:
-        from tokbench.runner import DEFAULT_TOKENIZERS
+        tokenizers = conf.get("tokenizers")
+        if tokenizers is not None:
+            _prefetch(tokenizers)
+        else:
+            from tokbench.runner import DEFAULT_TOKENIZERS
 
-        _prefetch(list(DEFAULT_TOKENIZERS))
+            _prefetch(list(DEFAULT_TOKENIZERS))
+        suites, suite_errors = load_suites(conf.get("suites") or DEFAULT_SUITES)
+        if not suites:
+            more = f" and {len(suite_errors) - 1} more" if len(suite_errors) > 1 else ""
+            raise TokbenchError(f"no suite could be loaded ({suite_errors[0]['suite']}: "
+                                f"{suite_errors[0]['error']}{more}); {out} is unchanged")
+        for err in suite_errors:
+            err_console().print(f"[yellow]suite {escape(err['suite'])} not run:[/] "
+                                f"{escape(err['error'])}", highlight=False)
+        results = _run(folder, tokenizers, suites, suite_errors, conf, settings, resume, args)
+        errors = results.meta.get("errors", [])
+        if not results.rows:
+            folder.discard()
+            why = f" ({error_subject(errors[0])}: {errors[0].get('error')})" if errors else ""
+            raise TokbenchError(f"nothing was measured{why}; {out} is unchanged")
+        files = _write(folder, results, args)
+    for warning in results.meta.get("warnings", []):
+        err_console().print(f"[yellow]warning:[/] {escape(str(warning))}", highlight=False)
+    for err in errors:
+        err_console().print(f"[yellow]skipped {escape(error_subject(err))}:[/] "
+                            f"{escape(str(err.get('error')))}", highlight=False)
+    _print_summary(console(), results, conf.get("focus"))
+    console().print(escape(f"wrote {', '.join(str(f) for f in files)}"), highlight=False)
+    baseline_exit = _maybe_gate(args, results)
+    if errors:
+        failed = ", ".join(error_subject(e) for e in errors)
+        err_console().print(f"[bold red]tokbench: error:[/] {len(errors)} requested "
+                            f"tokenizer(s) or suite(s) failed: {escape(failed)}; the results "
+                            "of the rest are written", highlight=False, soft_wrap=True)
+        return 2
+    return baseline_exit
 
-    checkpoint = Checkpoint(out)
-    state = out / STATE_FILE
-    if not args.resume:
-        state.unlink(missing_ok=True)
+
+def _run(folder: Any, tokenizers: list[str] | None, suites: list[Any],
+         suite_errors: list[dict[str, str]], conf: dict[str, Any], settings: Any,
+         resume: Any, args: argparse.Namespace) -> Any:
+    """Run into the staging folder; an interruption keeps the finished units in OUT."""
+    from tokbench.output import Checkpoint
+    from tokbench.runner import run
+
+    # finished shards of a killed or interrupted run carry over into this one on --resume
+    staging = folder.start(carry=(STATE_FILE,) if args.resume else ())
+    checkpoint = Checkpoint(staging)
+
+    def on_unit(results: Any) -> None:
+        _add_suite_errors(results, suite_errors)
+        checkpoint(results)
+
     try:
         with _Progress() as prog:
-            results = run(tokenizers, conf.get("suites"), conf.get("metrics"),
-                          settings=settings, on_unit=checkpoint, progress=prog.event,
-                          resume=resume, jobs=args.jobs, executor=args.executor,
-                          scheduler=args.scheduler, state=state)
+            results = run(tokenizers, suites, conf.get("metrics"), settings=settings,
+                          on_unit=on_unit, progress=prog.event, resume=resume,
+                          jobs=conf.get("jobs"), executor=args.executor,
+                          scheduler=args.scheduler, state=staging / STATE_FILE)
     except KeyboardInterrupt:
         checkpoint.flush()  # every finished unit is kept for --resume
+        if (staging / "results.json").is_file():
+            folder.publish()
         raise
-    files = write_outputs(results, out, plots=not args.no_plots, html=not args.no_html)
-    for warning in results.meta.get("warnings", []):
-        err_console().print(f"[yellow]warning:[/] {warning}", highlight=False)
-    for err in results.meta.get("errors", []):
-        err_console().print(f"[yellow]skipped {err['tokenizer']}:[/] {err['error']}",
-                            highlight=False)
-    _print_summary(console(), results, conf.get("focus"))
-    console().print(f"wrote {', '.join(str(f) for f in files)}", highlight=False)
-    baseline_exit = _maybe_gate(args, results)
-    return baseline_exit
+    _add_suite_errors(results, suite_errors)
+    return results
+
+
+def _add_suite_errors(results: Any, suite_errors: list[dict[str, str]]) -> None:
+    errors = results.meta.setdefault("errors", [])
+    errors.extend(e for e in suite_errors if e not in errors)
+
+
+def _write(folder: Any, results: Any, args: argparse.Namespace) -> list[Path]:
+    """Every output file into the staging folder, then the folder swapped in for OUT."""
+    from tokbench.output import write_outputs
+
+    files = write_outputs(results, folder.staging, plots=not args.no_plots,
+                          html=not args.no_html)
+    folder.publish()
+    return [folder.out / f.name for f in files]
 
 
 def _prefetch(specs: list[str]) -> None:
@@ -167,7 +201,10 @@ def _prefetch(specs: list[str]) -> None:
 def _maybe_gate(args: argparse.Namespace, results: Any) -> int:
     """Compare against ``--baseline`` when the compare command provides that hook."""
     gate = getattr(args, "_gate", None)
-    return int(gate(args, results)) if gate else 0
+    if gate is None:
+        return 0
+    args._out = str(Path(resolve_config(args).get("out") or DEFAULT_OUT))
+    return int(gate(args, results))
 
 
 class _Progress:
@@ -202,14 +239,18 @@ class _Progress:
 def _print_summary(con: Any, results: Any, focus: dict[str, str] | None) -> None:
     """One table per suite: tokenizers as rows, headline metrics of the focus subset."""
     from rich import box
+    from rich.markup import escape
     from rich.table import Table as RichTable
 
     from tokbench.metrics import metric_info
-    from tokbench.render.tables import format_value, mark_best, tokenizer_order
+    from tokbench.render.tables import format_value, left_out_text, mark_best, tokenizer_order
 
     toks = tokenizer_order(results)
-    suites = list(results.meta.get("suites", {}))
-    for suite in suites:
+    suites = results.meta.get("suites", {})
+    for suite, info in suites.items():
+        left_out = left_out_text(info.get("left_out") or {})
+        if left_out:
+            con.print(f"[yellow]suite {escape(suite)}:[/] {escape(left_out)}", highlight=False)
         subset = (focus or {}).get(suite, "all")
         values: dict[str, dict[str, Any]] = {}
         for r in results.rows:
@@ -218,7 +259,7 @@ def _print_summary(con: Any, results: Any, focus: dict[str, str] | None) -> None
         if not values:
             continue
         metrics = [m for m in SUMMARY_METRICS if m in values]
-        table = RichTable(title=f"{suite} · {subset}", title_justify="left",
+        table = RichTable(title=escape(f"{suite} · {subset}"), title_justify="left",
                           box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False,
                           collapse_padding=True)
         best = {m: mark_best(values[m], metric_info(m).direction) for m in metrics}
@@ -233,5 +274,5 @@ def _print_summary(con: Any, results: Any, focus: dict[str, str] | None) -> None
         for tok in toks:
             cells = [f"[bold green]{texts[m][tok]}[/]" if tok in best[m] else texts[m][tok]
                      for m in metrics]
-            table.add_row(tok, *cells)
+            table.add_row(escape(tok), *cells)
         con.print(table)

@@ -171,13 +171,16 @@ def main(args: argparse.Namespace) -> int:
         sys.stdout.write(to_json(text, results))
         return 0
 
+    from rich.markup import escape
+
     con = console()
     plain = not con.is_terminal or con.no_color
     chars = len(text)
     for tz in results:
         n = len(tz.tokens)
         ratio = f" · {chars / n:.2f} chars/token" if n else ""
-        con.print(f"[bold]{tz.tokenizer}[/] [dim]· {n} token{'s' if n != 1 else ''}{ratio}[/]",
+        con.print(f"[bold]{escape(tz.tokenizer)}[/] [dim]· {n} token{'s' if n != 1 else ''}"
+                  f"{ratio}[/]",
                   highlight=False)
         con.print(render_tokenization(tz, ids=args.ids, width=con.width,
                                       separator="│" if plain else ""),

@@ -14,13 +14,16 @@ DEFAULT_EVAL = "multilingual"
 
 
 def _percent(text: str) -> float:
-    from tokbench.errors import InputError
+    """``"2%"`` or ``"2"`` -> 0.02; argparse turns the error into its one-line usage error."""
+    import math
 
     raw = text.strip().rstrip("%")
     try:
         value = float(raw) / 100.0
     except ValueError:
-        raise InputError(f"--within {text!r} is not a percentage like 2%") from None
+        value = math.nan
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a percentage like 2%")
     return value
 
 
@@ -104,7 +107,7 @@ def main(args: argparse.Namespace) -> int:
     _print_tables(con, run.results)
     several = len(run.results.meta.get("suites", {})) > 1
     con.print(recommendation_text(run.results.meta["sweep"], several).replace("**", ""),
-              highlight=False)
+              highlight=False, markup=False)
     if "scaling" in run.results.meta["sweep"]:
         from tokbench.commands._scaling import print_scaling
 
@@ -138,7 +141,7 @@ class _Progress:
                             "corpus (same normalized text); they are not held-out[/]",
                             highlight=False)
         elif name == "size_start":
-            p.update(self._train, description=f"training {info['name']}")
+            p.update(self._train, description=f"training {escape(info['name'])}")
         elif name == "size_done":
             p.advance(self._train)
             seconds = f" in {info['seconds']:.1f} s" if info.get("seconds") else ""
@@ -151,7 +154,7 @@ class _Progress:
             p.update(self._train, description="trained")
             self._eval = p.add_task("evaluating", total=info["units"])
         elif name == "unit" and self._eval is not None:
-            p.update(self._eval, description=f"{info['tokenizer']} · {info['suite']}")
+            p.update(self._eval, description=escape(f"{info['tokenizer']} · {info['suite']}"))
         elif name == "advance" and self._eval is not None:
             p.advance(self._eval, info.get("steps", 1))
 
@@ -161,6 +164,7 @@ class _Progress:
 
 def _print_tables(con: Any, results: Any) -> None:
     """Bytes per token of every size on each suite's "all" and its worst languages, then cost."""
+    from rich.markup import escape
     from rich.table import Table
 
     from tokbench.render.sweep import sweep_tables
@@ -186,7 +190,7 @@ def _print_tables(con: Any, results: Any) -> None:
             gain = t.gains.get(g, {}).get(s)
             cells.append("–" if v is None else f"{v:.2f}" + (f" ({gain:+.0f}%)"
                                                              if gain is not None else ""))
-        table.add_row(g, *cells)
+        table.add_row(escape(g), *cells)
     con.print(table)
     cost = Table(title="cost", title_justify="left")
     for col in ("size", "params (M)", "tokens / 1M bytes", "saved vs smallest", "this step"):

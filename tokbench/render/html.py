@@ -12,7 +12,6 @@ from __future__ import annotations
 import base64
 import difflib
 import html
-import os
 import re
 import struct
 import unicodedata
@@ -21,6 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from tokbench.atomic import write_atomic
 from tokbench.metrics import metric_info
 from tokbench.metrics.base import MetricInfo
 from tokbench.render.tables import (
@@ -28,6 +28,7 @@ from tokbench.render.tables import (
     Table,
     build_tables,
     format_value,
+    left_out_text,
     summary_table,
     tokenizer_order,
 )
@@ -331,10 +332,13 @@ def _suites_section(results: Results, page: _Page) -> None:
         rows.append([f'<th scope="row">{esc(name)}</th>', _text_cell(d.get("version")),
                      _num_cell(d.get("documents")), _num_cell(len(d.get("languages", []))),
                      _num_cell(d.get("bytes")), _text_cell(d.get("subset_by")),
-                     _text_cell(d.get("source"), "small"), _sha_cell(d.get("sha256"))])
+                     _text_cell(d.get("source"), "small"), _sha_cell(d.get("sha256")),
+                     _text_cell(left_out_text(d.get("left_out") or {})
+                                .removeprefix("documents: "), "small")])
     body = _plain_table([("suite", False), ("version", False), ("documents", True),
                          ("languages", True), ("bytes", True), ("subsets by", False),
-                         ("source", False), ("sha256", False)], rows, "suites")
+                         ("source", False), ("sha256", False), ("left out or changed", False)],
+                        rows, "suites")
     page.section("Suites", body, slug="suites", lead="The text each tokenizer was run on.")
 
 
@@ -568,8 +572,4 @@ def write_html(results: Results, out_dir: str | Path, png_names: Sequence[str],
         except OSError:
             notes.append(f"plot {name} is missing from {out}")
     text = render_html(results, images, viewer, notes)
-    target = out / "report.html"
-    tmp = out / f".report.{os.getpid()}.tmp"
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, target)
-    return target
+    return write_atomic(out / "report.html", text)

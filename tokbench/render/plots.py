@@ -1,4 +1,7 @@
-"""PNG plots drawn from results rows (matplotlib, no display needed)."""
+"""PNG plots drawn from results rows (matplotlib figures, no display or backend needed).
+
+File names made from suite names go through ``safe_filename``.
+"""
 
 from __future__ import annotations
 
@@ -6,17 +9,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from tokbench.render.figures import safe_filename
 from tokbench.render.tables import order_subsets, tokenizer_order
 from tokbench.results import Results
 
 
 def _pyplot() -> Any:
-    import matplotlib
+    from tokbench.render.figures import Figures
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
+    return Figures
 
 
 def _values(results: Results, suite: str | None, metric: str) -> dict[tuple[str, str], float]:
@@ -149,14 +150,16 @@ def render_plots(results: Results, out_dir: str | Path) -> list[Path]:
                            key=lambda s: sum(v for (t, x), v in prem.items() if x == s))
             written.append(_heatmap(
                 plt, prem, toks, langs, f"Token premium against English ({suite})",
-                "tokens / English tokens (log scale)", out / f"premium_{suite}.png"))
-            written.append(_fairness(plt, results, suite, toks, out / f"fairness_{suite}.png"))
+                "tokens / English tokens (log scale)",
+                out / f"premium_{safe_filename(suite)}.png"))
+            written.append(_fairness(plt, results, suite, toks,
+                                     out / f"fairness_{safe_filename(suite)}.png"))
         if d.get("subset_by") == "domain":
             bpt = _values(results, suite, "bytes_per_token")
             groups = [g for g in order_subsets({s for (_, s) in bpt}) if g != "all"]
             written.append(_grouped_bars(
                 plt, bpt, toks, groups, f"Bytes per token by domain ({suite})",
-                "UTF-8 bytes / token", out / f"bytes_per_token_{suite}.png"))
+                "UTF-8 bytes / token", out / f"bytes_per_token_{safe_filename(suite)}.png"))
 
     for suite in suites:
         fert = {k: v for k, v in _values(results, suite, "fertility").items()}
@@ -166,7 +169,7 @@ def render_plots(results: Results, out_dir: str | Path) -> list[Path]:
             groups = order_subsets({s for (_, s) in jp})
             written.append(_grouped_bars(
                 plt, jp, toks, groups, f"Fertility on Japanese ({suite}, MeCab words)",
-                "tokens / word", out / f"fertility_japanese_{suite}.png"))
+                "tokens / word", out / f"fertility_japanese_{safe_filename(suite)}.png"))
 
     tp = {(r.tokenizer, r.suite): float(r.value) for r in results.rows
           if r.metric == "throughput_mb_s" and r.subset == "all"

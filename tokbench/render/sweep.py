@@ -185,12 +185,9 @@ def render_sweep_markdown(results: Results, plots: list[str] | None = None) -> s
 
 
 def _pyplot() -> Any:
-    import matplotlib
+    from tokbench.render.figures import Figures
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
+    return Figures
 
 
 def _series_plot(ax: Any, series: dict[str, dict[int, float]], sizes: list[int], ylabel: str,
@@ -304,6 +301,7 @@ def write_sweep_outputs(results: Results, out_dir: str | Path, plots: bool = Tru
     """``sweep.md`` and the PNGs of a finished sweep (``sweep.json`` is already written)."""
     out = Path(out_dir)
     pngs = render_sweep_plots(results, out) if plots else []
-    md = out / "sweep.md"
-    md.write_text(render_sweep_markdown(results, [p.name for p in pngs]), encoding="utf-8")
+    from tokbench.atomic import write_atomic
+
+    md = write_atomic(out / "sweep.md", render_sweep_markdown(results, [p.name for p in pngs]))
     return [*pngs, md]

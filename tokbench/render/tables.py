@@ -120,6 +120,19 @@ PERCENT_METRICS = {"roundtrip", "vocab_used", "continued_words", "unk_chars", "u
                    "digits_single", "digits_l2r3", "digits_r2l3", "digits_other"}
 
 
+#: what a suite's loading left out or changed (``Suite.left_out()``), in words
+LEFT_OUT = {"skipped_invalid": "{n} left out for invalid UTF-8 (errors=skip)",
+            "replaced_invalid": "{n} with invalid UTF-8 replaced by U+FFFD (errors=replace)",
+            "skipped_empty": "{n} empty left out"}
+
+
+def left_out_text(counts: dict[str, Any]) -> str:
+    """``{"skipped_invalid": 2}`` -> ``"documents: 2 left out for invalid UTF-8 ..."``."""
+    parts = [LEFT_OUT.get(k, "{n} " + k.replace("_", " ")).format(n=v)
+             for k, v in counts.items() if v]
+    return "documents: " + "; ".join(parts) if parts else ""
+
+
 def format_value(value: Any, info: MetricInfo) -> str:
     """A value as shown in tables (the JSON keeps full precision)."""
     if value is None:

@@ -55,7 +55,7 @@ SCHEMES.register("manifest", "tokbench.suites.external:load_manifest_dir")
 GENERIC_OPTIONS = ("errors", "languages", "domains", "limit", "name")
 
 __all__ = ["BUILTIN_SUITES", "SCHEMES", "SUITES", "Document", "Suite", "load_suite",
-           "parse_spec"]
+           "load_suites", "parse_spec"]
 
 
 def parse_spec(spec: str) -> tuple[str | None, str, dict[str, str]]:
@@ -217,3 +217,23 @@ def split_suite_specs(values: Iterable[str] | None) -> list[str]:
             else:
                 specs.append(piece)
     return specs
+
+
+def load_suites(specs: Iterable[str | Suite | StreamingSuite]
+                ) -> tuple[list[Suite | StreamingSuite], list[dict[str, str]]]:
+    """Load every suite that loads; ``{"suite": spec, "error": message}`` for the rest.
+
+    One suite's bad file must not cost the others' results; the caller says which failed.
+    """
+    suites: list[Suite | StreamingSuite] = []
+    failed: list[dict[str, str]] = []
+    for spec in specs:
+        try:
+            suite = load_suite(spec)
+        except TokbenchError as e:
+            failed.append({"suite": str(spec), "error": str(e)})
+            continue
+        if isinstance(spec, str):
+            suite.meta.setdefault("spec", spec)
+        suites.append(suite)
+    return suites, failed

@@ -17,8 +17,12 @@ Every manifest has ``name`` (the folder's name), ``version``, ``description``,
 ``generator``
     ``generator``: ``"module:function"`` called as ``function(seed=..., count=...)`` and
     returning Documents; ``seed`` and optional ``count`` (both overridable by options).
+    Only tokbench's own generators (``tokbench.*``) or ones a package registered in the
+    entry-point group ``tokbench.suite_generators`` (by name or by value) are called.
 
-The loader checks the manifest and the data and names the file and line at fault.
+The loader checks the manifest and the data and names the file and line at fault. Every
+file a manifest names stays inside the manifest's folder (no ``..``, no absolute path,
+no symlink out of it).
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from tokbench.suites.reading import (
 )
 
 MANIFEST = "manifest.json"
+GENERATOR_GROUP = "tokbench.suite_generators"
 BUILTIN_SUITES = ("multilingual", "japanese", "code", "numbers", "unicode")
 """The suites shipped with tokbench (their data is under ``tokbench.paths.suites_dir()``)."""
 
@@ -95,8 +100,29 @@ def read_manifest(directory: Path, error: type[TokbenchError] = CorruptFileError
 BYTECODE = (".pyc", ".pyo")
 
 
+def _inside(directory: Path, path: Path, key: str, error: type[TokbenchError]) -> Path:
+    """``path`` if it resolves to a place inside ``directory``; else ``error``."""
+    root = directory.resolve()
+    try:
+        resolved = path.resolve()
+    except (OSError, RuntimeError) as e:
+        raise error(f"{directory / MANIFEST}: {key}: cannot resolve {path} ({e})") from None
+    if not resolved.is_relative_to(root):
+        raise error(f"{directory / MANIFEST}: {key} must name files inside the suite's "
+                    f"folder {directory}, not {path}")
+    return path
+
+
 def _glob(directory: Path, pattern: str, error: type[TokbenchError]) -> list[Path]:
-    files = sorted(p for p in directory.glob(pattern)
+    if not pattern or Path(pattern).is_absolute() or ".." in Path(pattern).parts:
+        raise error(f"{directory / MANIFEST}: files {pattern!r} must be a pattern relative "
+                    "to the suite's folder, without '..'")
+    try:
+        found = list(directory.glob(pattern))
+    except (ValueError, NotImplementedError) as e:
+        raise error(f"{directory / MANIFEST}: files {pattern!r} is not a valid pattern "
+                    f"({e})") from None
+    files = sorted(_inside(directory, p, "files", error) for p in found
                    if p.is_file() and p.name != MANIFEST and p.suffix not in BYTECODE
                    and not any(part.startswith(".") or part == "__pycache__"
                                for part in p.relative_to(directory).parts))
@@ -117,7 +143,8 @@ def _parallel(directory: Path, manifest: dict[str, Any], reader: Reader) -> list
         raise reader.error(f"{directory}: the pivot file {pivot}.txt is missing")
     domains, domains_where = None, ""
     if "domains_file" in manifest:
-        domain_path = directory / manifest["domains_file"]
+        domain_path = _inside(directory, directory / manifest["domains_file"], "domains_file",
+                              reader.error)
         allowed = manifest.get("domains")
         domains = []
         for i, value in enumerate(reader.lines(domain_path), 1):
@@ -176,16 +203,24 @@ def _generated(directory: Path, manifest: dict[str, Any], reader: Reader,
                options: Options) -> list[Document]:
     seed: int = options.get_int("seed", manifest["seed"])
     count = options.get_int("count", manifest.get("count"))
-    target = manifest["generator"]
+    target = _allowed_generator(manifest["generator"], directory, reader.error)
     try:
         generate = import_object(target)
-    except (ImportError, AttributeError) as e:
+    except (ImportError, AttributeError, ValueError) as e:
         raise reader.error(f"{directory / MANIFEST}: generator {target!r} cannot be "
                            f"imported: {e}") from None
+    if not callable(generate):
+        raise reader.error(f"{directory / MANIFEST}: generator {target!r} is not a function")
     kwargs = {"seed": seed} if count is None else {"seed": seed, "count": count}
     reader.counts.other.update(kwargs)
     docs: list[Document] = []
-    for doc in generate(**kwargs):  # type: ignore[operator]
+    try:
+        generated = list(generate(**kwargs))
+    except TokbenchError:
+        raise
+    except Exception as e:  # a generator's own bug or wrong signature: one line, its name
+        raise reader.error(f"generator {target!r} failed: {type(e).__name__}: {e}") from None
+    for doc in generated:
         if not isinstance(doc, Document):
             raise reader.error(f"generator {target!r} returned {type(doc).__name__}, "
                                "not Document")
@@ -199,6 +234,22 @@ def _generated(directory: Path, manifest: dict[str, Any], reader: Reader,
         docs.append(doc if (lang, text) == (doc.lang, doc.text)
                     else Document(doc.id, lang, doc.domain, text, doc.align))
     return docs
+
+
+def _allowed_generator(target: str, directory: Path, error: type[TokbenchError]) -> str:
+    """The import string of a generator a manifest may call: tokbench's own, or one
+    registered in the ``tokbench.suite_generators`` entry-point group (name or value)."""
+    from importlib.metadata import entry_points
+
+    module = target.partition(":")[0]
+    if module == "tokbench" or module.startswith("tokbench."):
+        return target
+    for ep in entry_points(group=GENERATOR_GROUP):
+        if target in (ep.name, ep.value):
+            return str(ep.value)
+    raise error(f"{directory / MANIFEST}: generator {target!r} is neither tokbench's own "
+                f"(tokbench.*) nor registered in the entry-point group {GENERATOR_GROUP!r}; "
+                "register it there to use it")
 
 
 def load_manifest_suite(directory: str | Path, *, errors: str = "strict",

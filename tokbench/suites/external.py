@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from tokbench.errors import InputError, MissingDependencyError
+from tokbench.paths import user_path
 from tokbench.suites.langs import CODE, UNDETERMINED, canonical_lang, looks_like_code
 from tokbench.suites.model import Document, Suite
 from tokbench.suites.reading import (
@@ -81,7 +82,7 @@ def _suite(name: str, docs: list[Document], reader: Reader, *, source: str,
 def _path(target: str, scheme: str) -> Path:
     if not target:
         raise InputError(f"{scheme}: needs a path, e.g. {scheme}:./data")
-    path = Path(target).expanduser()
+    path = user_path(target)
     if not path.exists():
         raise InputError(f"{scheme}:{target}: no such file or folder")
     return path

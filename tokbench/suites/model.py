@@ -88,4 +88,13 @@ class Suite:
             "documents": len(self.documents),
             "languages": self.languages(),
             "bytes": sum(len(d.text.encode("utf-8")) for d in self.documents),
+            "left_out": self.left_out(),
         }
+
+    def left_out(self) -> dict[str, int]:
+        """What loading left out or changed, by reason (``skipped_invalid``,
+        ``replaced_invalid`` with ``?errors=skip|replace``, ``skipped_empty``...); only
+        non-zero counts."""
+        return {k: int(v) for k, v in sorted(self.meta.items())
+                if k.startswith(("skipped_", "replaced_")) and isinstance(v, int)
+                and not isinstance(v, bool) and v}
