@@ -12,9 +12,6 @@ bad document is recorded as that document's failure while the run goes on.
 
 from __future__ import annotations
 
-import os
-import platform
-import subprocess
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -26,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from tokbench.constants import ALL, PIVOT, VOCAB_SUITE
 from tokbench.engine.state import RunState, SuiteProgress, unit_key
 from tokbench.engine.work import InlineDocs, ShardResult, ShardTask
+from tokbench.environment import git_commit, machine_info
 from tokbench.errors import InputError, TokbenchError
 from tokbench.metrics import metrics_of, resolve_families
 from tokbench.metrics.base import MetricContext
@@ -687,24 +685,3 @@ def _meta(settings: Settings, families: list[str]) -> dict[str, Any]:
         "metric_formulas": _formulas(families),
         "complete": False,
     }
-
-
-def git_commit(cwd: str | Path | None = None) -> str | None:
-    """The current git commit (with "-dirty" when the tree has changes), or None."""
-    try:
-        where = cwd or os.getcwd()
-        sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=where, capture_output=True,
-                             text=True, timeout=5).stdout.strip()
-        if not sha:
-            return None
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                               cwd=where, capture_output=True, text=True, timeout=5).stdout
-        return sha + ("-dirty" if dirty.strip() else "")
-    except (OSError, subprocess.SubprocessError):
-        return None
-
-
-def machine_info() -> dict[str, Any]:
-    return {"hostname": platform.node(), "platform": platform.platform(),
-            "python": platform.python_version(), "cpus": os.cpu_count(),
-            "processor": platform.processor() or platform.machine()}

@@ -47,8 +47,8 @@ def run_bench(specs: Sequence[str], suites: Sequence[str] = DEFAULT_SUITES,
     """Speed rows for every tokenizer in ``specs``; a tokenizer that fails to load is
     recorded in ``meta["errors"]`` and skipped."""
     from tokbench import __version__
+    from tokbench.environment import git_commit, machine_info
     from tokbench.loader import load_tokenizer
-    from tokbench.runner import git_commit, machine_info
     from tokbench.suites import load_suite
 
     settings = settings or SpeedSettings()
