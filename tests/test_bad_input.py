@@ -32,7 +32,7 @@ from tokbench.errors import (
     TokbenchError,
     UnknownNameError,
 )
-from tokbench.sources import FetchSession, FolderSource
+from tokbench.loading.sources import FetchSession, FolderSource
 
 
 def _zip(member: str, data: bytes) -> bytes:
@@ -44,7 +44,7 @@ def _zip(member: str, data: bytes) -> bytes:
 
 def _recipe(name: str, content: bytes, **params: str) -> Callable[[Path], Any]:
     def run(tmp: Path) -> Any:
-        from tokbench.derived import RECIPES
+        from tokbench.loading.derived import RECIPES
 
         path = tmp / "input"
         path.write_bytes(content)
@@ -82,7 +82,7 @@ def _folder(env: str | None, content: bytes = b"[UNK]\n") -> Callable[[Path], An
 
 def _preset(name: str) -> Callable[[Path], Any]:
     def run(tmp: Path) -> Any:
-        from tokbench.presets import get_preset
+        from tokbench.engine.presets import get_preset
 
         return get_preset(name)
     return run
@@ -249,7 +249,7 @@ def _locked_by_another_run(tmp: Path) -> Iterator[None]:
     import sys
     import time
 
-    code = ("import sys, time; from tokbench.outdir import OutputFolder\n"
+    code = ("import sys, time; from tokbench.cli.outdir import OutputFolder\n"
             "with OutputFolder('out'):\n print('locked', flush=True); time.sleep(30)")
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
     proc = subprocess.Popen([sys.executable, "-c", code], cwd=tmp, stdout=subprocess.PIPE,
@@ -286,7 +286,7 @@ def _read_only(path: str) -> Iterator[None]:
 
 
 def _gpt2_cache_file(tmp: Path) -> Path:
-    from tokbench.catalog import TOKENIZERS
+    from tokbench.loading.catalog import TOKENIZERS
 
     return TOKENIZERS.get("gpt2").recipes[0].source.cache_path(tmp / "cache")  # type: ignore[attr-defined]
 
@@ -391,7 +391,7 @@ def _resumed_from_partial(tmp: Path, out: str) -> None:
 
 
 def _write_into_unwritable_cache(tmp: Path) -> None:
-    from tokbench.sources import write_verified
+    from tokbench.loading.sources import write_verified
 
     (tmp / "afile").write_text("x")
     write_verified(tmp / "afile" / "pypi" / "x.model", [b"data"], None, "x.model")

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import tokbench
-from tokbench.loader import load_tokenizer
+from tokbench.loading.loader import load_tokenizer
 from tokbench.metrics.compute import TokenTable, aggregate, measure_documents
 
 

@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from tokbench import cli
-from tokbench.catalog import (
+from tokbench.errors import InputError, UnknownNameError
+from tokbench.loading.catalog import (
     TOKENIZERS,
     CatalogEntry,
     all_pypi_files,
@@ -24,9 +25,8 @@ from tokbench.catalog import (
     get_adapter,
     get_entry,
 )
-from tokbench.errors import InputError, UnknownNameError
-from tokbench.loader import detect_file, load_tokenizer, parse_spec, recipes_for
-from tokbench.sources import BuiltinSource, HubSource, LocalSource, PypiFile, TiktokenSource
+from tokbench.loading.loader import detect_file, load_tokenizer, parse_spec, recipes_for
+from tokbench.loading.sources import BuiltinSource, HubSource, LocalSource, PypiFile, TiktokenSource
 
 PYPI_FIRST = ["gpt2", "p50k_base", "cl100k_base", "o200k_base", "llama-2", "llama-3",
               "xlm-roberta", "mistral-v1", "mistral-tekken", "qwen3", "bert-base-uncased"]
@@ -92,8 +92,8 @@ def test_pypi_pins_match_the_verified_source_list() -> None:
 def test_more_sources_pin_the_listed_hashes() -> None:
     """Each "More sources" row's sha256 is what the entry's source must yield: the file
     itself, the rebuilt file of a derived source, or the main file of a folder."""
-    from tokbench.derived import DerivedFile
-    from tokbench.sources import FolderSource
+    from tokbench.loading.derived import DerivedFile
+    from tokbench.loading.sources import FolderSource
 
     table = _sources_table(more=True)
     assert set(table) == {*MORE.values(), "qwen3"}
@@ -176,7 +176,7 @@ def test_hub_only_entries() -> None:
 ])
 def test_derived_entries(name: str, recipe: str, adapter: str, options: dict[str, Any],
                          fallback: str | None) -> None:
-    from tokbench.derived import DerivedFile
+    from tokbench.loading.derived import DerivedFile
 
     entry = get_entry(name)
     first = entry.recipes[0]
@@ -445,10 +445,10 @@ def test_fetch_checks_names_first(empty_cache: Path, capsys: pytest.CaptureFixtu
 
 def test_fetch_all_leaves_large_entries(empty_cache: Path, monkeypatch: pytest.MonkeyPatch,
                                         capsys: pytest.CaptureFixture[str]) -> None:
-    from tokbench.commands import fetch
+    from tokbench.cli import fetching
 
     asked: list[list[str]] = []
-    monkeypatch.setattr(fetch, "fetch_with_progress", lambda names: asked.append(names) or [])
+    monkeypatch.setattr(fetching, "fetch_with_progress", lambda names: asked.append(names) or [])
     assert cli.main(["fetch", "--all"]) == 0
     assert "gemma-3" not in asked[0] and "glm-4" in asked[0]
     assert "skipped gemma-3 (253 MB) with --all: fetch it by name" in capsys.readouterr().out
@@ -478,7 +478,7 @@ def test_user_errors_keep_their_brackets(empty_cache: Path,
 
 def test_prefetch_for_run_is_silent_offline(empty_cache: Path,
                                             capsys: pytest.CaptureFixture[str]) -> None:
-    from tokbench.commands.fetch import fetch_with_progress
+    from tokbench.cli.fetching import fetch_with_progress
 
     assert fetch_with_progress(["gpt2", "mt5"], quiet_cached=True) == []
     assert capsys.readouterr().out == ""
@@ -496,7 +496,7 @@ def test_unknown_name_without_close_match_lists_names_not_aliases() -> None:
 
 def test_no_fetch_does_not_leak_offline_mode_out_of_the_command(monkeypatch):
     from tokbench.cli import main
-    from tokbench.sources import OFFLINE_ENV
+    from tokbench.loading.sources import OFFLINE_ENV
 
     monkeypatch.delenv(OFFLINE_ENV, raising=False)
     main(["show", "ab", "-t", "bytes", "--json", "--no-fetch"])

@@ -14,18 +14,18 @@ from tests._toy import ToyTokenizer
 from tokbench.adapters import ADAPTERS
 from tokbench.adapters.base import Tokenizer
 from tokbench.adapters.hf_tokenizers import unicode_to_bytes
-from tokbench.cli import main
-from tokbench.commands.compare import render_markdown
-from tokbench.compare import (
+from tokbench.ci.compare import (
     Thresholds,
     compare,
     load_run,
     same_within_rounding,
     timing_range,
 )
+from tokbench.cli import main
+from tokbench.engine.runner import Settings, run
 from tokbench.errors import InputError, UnknownNameError
+from tokbench.render.comparison import render_markdown
 from tokbench.results import SCHEMA_VERSION, Results, Row
-from tokbench.runner import Settings, run
 from tokbench.suites import load_suite
 from tokbench.suites.model import Document, Suite
 
@@ -397,7 +397,7 @@ def test_identical_reruns_are_no_change():
 def test_json_report(tmp_path):
     base, new = _runs([Row("t", "s", "all", "tokens", 5)], [Row("t", "s", "all", "tokens", 6)])
     data = compare(base, new).to_dict()
-    assert data["schema"] == "tokbench.compare" and data["regression"] is True
+    assert data["schema"] == "tokbench.ci.compare" and data["regression"] is True
     assert data["rows"] == [{"tokenizer": "t", "suite": "s", "subset": "all", "metric": "tokens",
                              "status": "worse", "fails": True, "base": 5, "new": 6,
                              "delta": 1.0, "relative": 0.2}]
@@ -488,7 +488,7 @@ def test_load_run_rejects_an_empty_run(tmp_path):
 # -- the one-step gate: tokbench run --baseline, tokbench baseline update ----------------------
 
 def test_run_gate_and_baseline_update(bpe_files, tmp_path, monkeypatch, capsys):
-    from tokbench.history import History
+    from tokbench.ci.history import History
 
     monkeypatch.chdir(tmp_path)
     full, pruned = bpe_files

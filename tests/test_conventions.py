@@ -65,7 +65,7 @@ def test_count_alone_by_hand() -> None:
 def test_glotscope_fertility_qwen2(conv: str, lang: str, fertility: float, continued: float,
                                    real_cache: Path) -> None:
     import tokbench
-    from tokbench.loader import load_tokenizer
+    from tokbench.loading.loader import load_tokenizer
 
     tok = load_tokenizer("qwen2")
     texts = [d.text for d in tokbench.load_suite(
@@ -89,7 +89,7 @@ def test_glotscope_fertility_qwen2(conv: str, lang: str, fertility: float, conti
     ("alone_space/whitespace", 3 / 2, 1 / 2),
 ])
 def test_run_records_and_applies_the_convention(conv: str, fertility: float, strr: float) -> None:
-    from tokbench.runner import run
+    from tokbench.engine.runner import run
     from tokbench.suites.model import Document, Suite
 
     tok = ToyTokenizer(["hello", " hello", "!", " ", "he", "llo"], unk=False)
@@ -101,7 +101,7 @@ def test_run_records_and_applies_the_convention(conv: str, fertility: float, str
 
 
 def test_bad_convention_is_one_line() -> None:
-    from tokbench.runner import Settings
+    from tokbench.engine.runner import Settings
 
     with pytest.raises(InputError, match="fertility convention 'alone/sentences'"):
         Settings(fertility="alone/sentences")
@@ -112,7 +112,7 @@ def test_toklens_and_tokscope_on_flores_english(real_cache: Path) -> None:
     """toklens 0.1.2 (compute_all on the devtest sentences joined by spaces) reports XLM-R's
     English STRR 0.721063 and fertility 1.399982 (each whitespace word alone); tokscope 0.2.0
     fertility 1.4 (the joined text's 30,661 tokens over 21,901 whitespace words)."""
-    from tokbench.runner import run
+    from tokbench.engine.runner import run
 
     suite = "flores200?split=devtest&languages=eng_Latn"
     alone = run(["xlm-roberta"], [suite], ["fertility"], fertility="alone/whitespace")

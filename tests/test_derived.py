@@ -20,10 +20,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tokbench import derived
-from tokbench.derived import DerivedFile, c_byte_array, concat, wordpiece_vocab
+from tokbench.loading import derived
 from tokbench.errors import HashMismatchError, SourceError
-from tokbench.sources import FetchSession, PypiFile
+from tokbench.loading.derived import DerivedFile, c_byte_array, concat, wordpiece_vocab
+from tokbench.loading.sources import FetchSession, PypiFile
 
 
 def sha(data: bytes) -> str:

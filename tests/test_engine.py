@@ -16,12 +16,12 @@ import pytest
 
 from tokbench.engine import executors, work
 from tokbench.engine.executors import ProcessExecutor
+from tokbench.engine.runner import run
 from tokbench.engine.work import InlineDocs, ShardTask
 from tokbench.errors import InputError
 from tokbench.metrics import METRICS, metric_info
 from tokbench.metrics.stats import SubsetStats, UnitStats, merge_histograms
 from tokbench.results import Results
-from tokbench.runner import run
 from tokbench.suites import load_suite
 from tokbench.suites.model import Document
 from tokbench.suites.stream import StreamingSuite

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from tests._toy import ToyTokenizer
+from tokbench.engine.runner import run
 from tokbench.metrics.fairness import fairness_rows, gini, summarize
 from tokbench.results import Row
-from tokbench.runner import run
 from tokbench.suites.model import Document, Suite
 
 
@@ -61,7 +61,7 @@ def test_glotscope_parity_and_gini_on_flores(real_cache) -> None:
 
 
 def test_reports_name_the_worst_language_and_plot_it(tmp_path) -> None:
-    from tokbench.output import write_outputs
+    from tokbench.cli.output import write_outputs
 
     tok = ToyTokenizer(["a", "b", " ", "ab"], unk=False)
     docs = [Document("e1", "eng_Latn", "x", "ab ab", align="1"),

@@ -50,7 +50,7 @@ def _only_tokbench_errors(call: Any, *args: Any, **kwargs: Any) -> Any:
 @given(spec=specs)
 def test_tokenizer_spec_parser(spec: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
                                ) -> None:
-    from tokbench.loader import parse_spec, recipes_for
+    from tokbench.loading.loader import parse_spec, recipes_for
 
     monkeypatch.chdir(tmp_path)
     parsed = _only_tokbench_errors(parse_spec, spec)
@@ -132,7 +132,7 @@ def _toml_value(v: Any) -> str:
        raw=st.one_of(st.none(), st.text(max_size=60)))
 def test_config_files(table: dict[str, Any], nested: bool, raw: str | None,
                       tmp_path: Path) -> None:
-    from tokbench.config import read_config
+    from tokbench.cli.config import read_config
 
     lines = [f"{k} = {_toml_value(v)}" for k, v in table.items()]
     text = raw if raw is not None else ("[tokbench]\n" if nested else "") + "\n".join(lines)
@@ -177,7 +177,7 @@ JSON = st.recursive(
 @pytest.fixture(scope="module")
 def valid_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """A real, small results.json (bytes and chars on the unicode suite)."""
-    from tokbench.runner import Settings, run
+    from tokbench.engine.runner import Settings, run
 
     results = run(["bytes", "chars"], ["unicode?limit=3"], ["compression", "roundtrip"],
                   settings=Settings(throughput_repeats=1))
@@ -199,7 +199,7 @@ def _paths(obj: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
 
 def _load_and_use(data: Any, tmp_path: Path) -> None:
     """Load ``data`` as a results.json; if it loads, render it and compare it with itself."""
-    from tokbench.compare import compare
+    from tokbench.ci.compare import compare
     from tokbench.render.markdown import render_markdown
     from tokbench.results import Results
 

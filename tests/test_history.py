@@ -9,11 +9,12 @@ from typing import Any
 import pytest
 
 from tests._toy import ToyTokenizer
+from tokbench.ci.history import History, history_path
 from tokbench.cli import main
+from tokbench.engine.runner import run
 from tokbench.errors import InputError, UnknownNameError
-from tokbench.history import History, history_path, plot_trend
+from tokbench.render.history import plot_trend
 from tokbench.results import Results, Row
-from tokbench.runner import run
 from tokbench.suites.model import Document, Suite
 
 

@@ -1,5 +1,5 @@
 """report.html without a browser: self-contained, every table, best marks, failure diffs,
-and the token viewer's data (tokbench.viewer) with exact ids, bytes and spans."""
+and the token viewer's data (tokbench.engine.viewer) with exact ids, bytes and spans."""
 
 from __future__ import annotations
 
@@ -12,12 +12,7 @@ from typing import Any
 import pytest
 
 from tokbench.adapters.baselines import load_bytes, load_chars
-from tokbench.metrics.compute import classify_roundtrip
-from tokbench.render.html import diff_ranges, render_html, visible, write_html
-from tokbench.render.tables import build_tables
-from tokbench.results import Results, Row
-from tokbench.suites.model import Document, Suite
-from tokbench.viewer import (
+from tokbench.engine.viewer import (
     VIEWER_FILE,
     build_viewer,
     load_viewer,
@@ -25,8 +20,14 @@ from tokbench.viewer import (
     save_viewer,
     segments_json,
     tokenize,
+    viewer_for,
     viewer_from_results,
 )
+from tokbench.metrics.compute import classify_roundtrip
+from tokbench.render.html import diff_ranges, render_html, visible, write_html
+from tokbench.render.tables import build_tables
+from tokbench.results import Results, Row
+from tokbench.suites.model import Document, Suite
 
 
 class _Page(HTMLParser):
@@ -366,6 +367,7 @@ def test_build_viewer_samples_per_subset_and_caps() -> None:
 
 def test_viewer_data_in_the_page_has_exact_ids_and_hex(tmp_path: Path) -> None:
     viewer = build_viewer({"bytes": load_bytes(), "chars": load_chars()}, [tiny_suite()])
+    save_viewer(viewer, tmp_path)  # the viewer's data is saved beside the page, as data
     path = write_html(hand_results(), tmp_path, [], viewer)
     page = path.read_text(encoding="utf-8")
     p = parse(page)
@@ -399,6 +401,7 @@ def test_lone_surrogates_survive_json_and_html(tmp_path: Path) -> None:
     sample = viewer["suites"][0]["samples"][0]
     # UTF-8 cannot hold it: the row says so, the page is still written
     assert sample["rows"]["bytes"]["error"].startswith("UnicodeEncodeError")
+    save_viewer(viewer, tmp_path)
     write_html(hand_results(), tmp_path, [], viewer)
     back = json.loads((tmp_path / VIEWER_FILE).read_text(encoding="utf-8"))
     assert back["suites"][0]["samples"][0]["text"] == "a\ud800b"
@@ -419,8 +422,8 @@ def test_plots_are_embedded_as_data_uris(tmp_path: Path) -> None:
                 + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
 
     (tmp_path / "premium_tiny.png").write_bytes(png(3, 2))
-    page = write_html(hand_results(), tmp_path, ["premium_tiny.png", "gone.png"],
-                      make_viewer=False).read_text(encoding="utf-8")
+    page = write_html(hand_results(), tmp_path, ["premium_tiny.png", "gone.png"]
+                      ).read_text(encoding="utf-8")
     uri = "data:image/png;base64," + base64.b64encode(png(3, 2)).decode()
     assert f'<img src="{uri}" alt="Token premium against English (tiny)" width="3" height="2">' \
         in page
@@ -432,7 +435,7 @@ def test_plots_are_embedded_as_data_uris(tmp_path: Path) -> None:
 
 
 def _run_on_text_suite(tmp_path: Path) -> tuple[Results, Path]:
-    from tokbench.runner import run
+    from tokbench.engine.runner import run
 
     corpus = tmp_path / "corpus"
     corpus.mkdir()
@@ -481,14 +484,14 @@ def test_write_html_reuses_viewer_json_built_for_the_same_run(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     results, _ = _run_on_text_suite(tmp_path)
     out = tmp_path / "out"
-    write_html(results, out, [])
+    write_html(results, out, [], viewer_for(results, out))
     assert load_viewer(out, results) is not None
 
     def fail(*a: object, **k: object) -> None:
         raise AssertionError("viewer rebuilt although viewer.json was up to date")
 
-    monkeypatch.setattr("tokbench.viewer.viewer_from_results", fail)
-    page = write_html(results, out, []).read_text(encoding="utf-8")
+    monkeypatch.setattr("tokbench.engine.viewer.viewer_from_results", fail)
+    page = write_html(results, out, [], viewer_for(results, out)).read_text(encoding="utf-8")
     assert '"doc_id":"eng_Latn.txt:1"' in page
     # viewer data for other results is not reused
     other = Results(rows=results.rows, meta={**results.meta, "tokenizers": {}})

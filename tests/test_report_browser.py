@@ -79,8 +79,8 @@ def _train(tmp: Path) -> dict[str, Any]:
 def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """A real run (bytes, chars and two trained tokenizers on two suites) and its files."""
     _need_browser()
-    from tokbench.output import write_outputs
-    from tokbench.runner import run
+    from tokbench.cli.output import write_outputs
+    from tokbench.engine.runner import run
 
     tmp = tmp_path_factory.mktemp("browser-report")
     corpus, code = tmp / "corpus", tmp / "code"
@@ -195,7 +195,7 @@ def _tip(pg: Any) -> str:
 
 def test_token_tooltip_on_focus_keys_and_hover(page: tuple[Any, Guard],
                                                report: dict[str, Any]) -> None:
-    from tokbench.viewer import tokenize
+    from tokbench.engine.viewer import tokenize
 
     pg, _ = page
     pg.locator("#viewer").scroll_into_view_if_needed()

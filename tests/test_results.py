@@ -7,12 +7,12 @@ import json
 import pytest
 from _toy import ToyTokenizer
 
+from tokbench.engine.runner import run
 from tokbench.errors import InputError
 from tokbench.metrics import metric_info
 from tokbench.render.markdown import render_markdown
 from tokbench.render.tables import build_tables, format_value
 from tokbench.results import SCHEMA_VERSION, Results, Row, round_value
-from tokbench.runner import run
 from tokbench.suites.model import Document, Suite
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import tokbench
-from tokbench.loader import load_tokenizer
+from tokbench.loading.loader import load_tokenizer
 from tokbench.metrics.compute import classify_roundtrip
 
 

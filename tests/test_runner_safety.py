@@ -8,9 +8,9 @@ import dataclasses
 
 import pytest
 
+from tokbench.engine.runner import THROUGHPUT_SAMPLE_BYTES, Settings, _throughput_texts, run
 from tokbench.errors import InputError
 from tokbench.results import Results
-from tokbench.runner import THROUGHPUT_SAMPLE_BYTES, Settings, _throughput_texts, run
 from tokbench.suites import load_suite
 from tokbench.suites.model import Document, Suite
 

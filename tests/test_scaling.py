@@ -15,9 +15,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tokbench import scaling
+from tokbench.vocab import scaling
 from tokbench.results import Row
-from tokbench.scaling import (
+from tokbench.vocab.scaling import (
     PAPER_TOKENS_PER_CHAR,
     ScalingSettings,
     TokensPerChar,
@@ -277,8 +277,8 @@ def test_flores_fit_reproduces_tokens_per_char_within_1pct(tmp_path: Path) -> No
     full devtest, 1k..16k, the paper's form misses Tamil by 4.4%; see docs/sweep.md.)"""
     from tokbench.paths import flores_dir
     from tokbench.suites import load_suite
-    from tokbench.sweep import SweepConfig, sweep
-    from tokbench.train import TrainConfig, load_corpus
+    from tokbench.vocab.sweep import SweepConfig, sweep
+    from tokbench.vocab.train import TrainConfig, load_corpus
 
     assert flores_dir() is not None, "FLORES-200 not found; set TOKBENCH_FLORES"
     corpus = load_corpus("flores200?split=dev")

@@ -12,7 +12,7 @@ import pytest
 from tokbench.adapters.baselines import load_bytes
 from tokbench.cli import main
 from tokbench.commands.show import STYLES, UNKNOWN, render_tokenization
-from tokbench.viewer import tokenize
+from tokbench.engine.viewer import tokenize
 
 
 def run_show(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:

@@ -20,14 +20,14 @@ from typing import Any
 
 import pytest
 
-from tokbench.catalog import Recipe, try_recipes
 from tokbench.errors import (
     CorruptFileError,
     HashMismatchError,
     InputError,
     SourceError,
 )
-from tokbench.sources import (
+from tokbench.loading.catalog import Recipe, try_recipes
+from tokbench.loading.sources import (
     PIP_ARGS_ENV,
     FetchSession,
     HubSource,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tokbench.adapters.base import SourceInfo, Tokenizer
-from tokbench.compare import BETTER, NOT_SIGNIFICANT, WORSE, compare
+from tokbench.ci.compare import BETTER, NOT_SIGNIFICANT, WORSE, compare
 from tokbench.metrics import FAMILIES, METRICS, resolve_families
 from tokbench.results import Results, Row
 from tokbench.speed.clock import Clocks
@@ -430,7 +430,7 @@ def test_bench_command_on_a_real_tokenizer(tmp_path: Path, real_cache: Path) -> 
 
 
 def test_the_speed_family_runs_in_tokbench_run_once_per_tokenizer() -> None:
-    from tokbench.runner import run
+    from tokbench.engine.runner import run
 
     results = run(["bytes", "chars"], ["unicode", "numbers"], ["compression", "speed"])
     speed = [r for r in results.rows if r.suite == "speed"]

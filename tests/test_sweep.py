@@ -13,7 +13,7 @@ import pytest
 from tokbench.errors import InputError
 from tokbench.results import Results, Row
 from tokbench.suites.model import Document, Suite
-from tokbench.sweep import (
+from tokbench.vocab.sweep import (
     SweepConfig,
     check_sizes,
     cost_table,
@@ -26,7 +26,7 @@ from tokbench.sweep import (
     sweep,
     train_sizes,
 )
-from tokbench.train import (
+from tokbench.vocab.train import (
     CorpusTooSmallError,
     TrainConfig,
     bytelevel_prefix_limit,

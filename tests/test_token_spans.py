@@ -15,9 +15,9 @@ import pytest
 
 import tokbench
 from tokbench.adapters.base import Encoded, SourceInfo, Tokenizer
-from tokbench.loader import load_tokenizer
+from tokbench.loading.loader import load_tokenizer
 from tokbench.metrics.compute import DocCounts, SuiteLayout, TokenTable, measure_documents
-from tokbench.words import segment_documents
+from tokbench.suites.words import segment_documents
 
 
 class WordNorm(Tokenizer):

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tokbench.loader import load_tokenizer
+from tokbench.loading.loader import load_tokenizer
 from tokbench.metrics.vocab import vocabulary_facts
 
 pytestmark = pytest.mark.real

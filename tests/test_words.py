@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from tokbench.errors import MissingDependencyError
 from tokbench.paths import flores_dir
 from tokbench.suites.model import Document
-from tokbench.words import (
+from tokbench.suites.words import (
     IcuSegmenter,
     JiebaSegmenter,
     MecabSegmenter,

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 from tokbench.version import __version__
 
 _LAZY = {
-    "load_tokenizer": "tokbench.loader:load_tokenizer",
+    "load_tokenizer": "tokbench.loading.loader:load_tokenizer",
     "load_suite": "tokbench.suites:load_suite",
-    "run": "tokbench.runner:run",
+    "run": "tokbench.engine.runner:run",
     "Tokenizer": "tokbench.adapters.base:Tokenizer",
     "Suite": "tokbench.suites.model:Suite",
     "Document": "tokbench.suites.model:Document",
@@ -40,10 +40,10 @@ __all__ = [
 
 if TYPE_CHECKING:
     from tokbench.adapters.base import Tokenizer
+    from tokbench.engine.runner import run
     from tokbench.errors import TokbenchError
-    from tokbench.loader import load_tokenizer
+    from tokbench.loading.loader import load_tokenizer
     from tokbench.results import Results
-    from tokbench.runner import run
     from tokbench.suites import load_suite
     from tokbench.suites.model import Document, Suite
 

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import json
 import math
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tokbench.constants import ALL, PIVOT
 from tokbench.errors import InputError
 
 if TYPE_CHECKING:
@@ -258,3 +261,23 @@ def _sort_keys(obj: Any) -> Any:
     if isinstance(obj, list):
         return [_sort_keys(v) for v in obj]
     return obj
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def dumps_json(obj: Any, **options: Any) -> str:
+    """JSON text with non-ASCII kept as is, but lone surrogates escaped (``\\ud800``).
+
+    Texts can hold lone surrogates (a tokenizer sees them); UTF-8 cannot, JSON can.
+    """
+    text = json.dumps(obj, ensure_ascii=False, **options)
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def order_subsets(subsets: Iterable[str]) -> list[str]:
+    """"all" first, then English, then the rest alphabetically."""
+    present = set(subsets)
+    rest = sorted(present - {ALL, PIVOT})
+    head = [s for s in (ALL, PIVOT) if s in present]
+    return head + rest

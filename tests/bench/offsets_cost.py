@@ -10,10 +10,10 @@ from __future__ import annotations
 import argparse
 import time
 
-from tokbench.loader import load_tokenizer
+from tokbench.loading.loader import load_tokenizer
 from tokbench.metrics.compute import SuiteLayout, TokenTable, measure_documents
 from tokbench.suites import load_suite
-from tokbench.words import segment_documents
+from tokbench.suites.words import segment_documents
 
 
 def main() -> None:

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from tokbench.adapters.base import Encoded, Tokenizer
-from tokbench.loader import load_tokenizer
-from tokbench.runner import DEFAULT_SUITES, DEFAULT_TOKENIZERS, run
+from tokbench.engine.runner import DEFAULT_SUITES, DEFAULT_TOKENIZERS, run
+from tokbench.loading.loader import load_tokenizer
 from tokbench.suites import load_suite
 
 

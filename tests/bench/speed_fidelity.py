@@ -15,7 +15,7 @@ import argparse
 import statistics
 import time
 
-from tokbench.loader import load_tokenizer
+from tokbench.loading.loader import load_tokenizer
 from tokbench.speed.bench import DEFAULT_SUITES
 from tokbench.speed.rate import measure_rate
 from tokbench.speed.rows import SAMPLE_BYTES, sample_texts

@@ -14,8 +14,8 @@ from collections import Counter
 from collections.abc import Sequence
 
 from tokbench.adapters.base import Tokenizer
-from tokbench.compare import compare
-from tokbench.loader import load_tokenizer
+from tokbench.ci.compare import compare
+from tokbench.loading.loader import load_tokenizer
 from tokbench.results import Results
 from tokbench.speed.bench import DEFAULT_SUITES
 from tokbench.speed.rows import SpeedSettings, speed_rows

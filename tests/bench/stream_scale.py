@@ -35,7 +35,7 @@ FLORES = Path(os.environ.get("TOKBENCH_FLORES", Path(__file__).resolve().parents
 
 BARE = r"""
 import sys, time
-from tokbench.loader import load_tokenizer
+from tokbench.loading.loader import load_tokenizer
 toks = [load_tokenizer(n) for n in sys.argv[2].split(",")]
 t0 = time.perf_counter()
 n = 0

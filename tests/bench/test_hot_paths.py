@@ -17,7 +17,7 @@ import pytest
 from tests._trained import hf_bpe_bytelevel
 from tokbench.adapters import ADAPTERS
 from tokbench.adapters.base import Tokenizer, align_spans
-from tokbench.compare import compare
+from tokbench.ci.compare import compare
 from tokbench.metrics import FAMILIES
 from tokbench.metrics.compute import TokenTable, measure_documents
 from tokbench.results import Results, Row

@@ -18,7 +18,7 @@ DEFAULT_FROM = "reports/latest"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from tokbench.commands.compare import DEFAULT_BASELINE
+    from tokbench.cli.gate import DEFAULT_BASELINE
 
     sub = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     up = sub.add_parser("update", help="write a run as the new baseline",
@@ -36,7 +36,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from tokbench.console import console
+    from tokbench.cli.console import console
     from tokbench.results import Results
 
     con = console()
@@ -48,7 +48,7 @@ def main(args: argparse.Namespace) -> int:
         con.print(_describe(path, Results.load(path)), highlight=False, markup=False)
         return 0
 
-    from tokbench.compare import compare, load_run
+    from tokbench.ci.compare import compare, load_run
 
     results = load_run(args.source)
     if not results.meta.get("complete", False) and not args.force:

@@ -68,8 +68,8 @@ def settings_from(args: argparse.Namespace) -> Any:
 def main(args: argparse.Namespace) -> int:
     import os
 
-    from tokbench.console import console, err_console, progress
-    from tokbench.output import write_results_atomic
+    from tokbench.cli.console import console, err_console, progress
+    from tokbench.cli.output import write_results_atomic
     from tokbench.render.markdown import render_markdown
     from tokbench.speed.bench import DEFAULT_SUITES, run_bench
 
@@ -110,7 +110,7 @@ def main(args: argparse.Namespace) -> int:
     if not args.no_html:
         from tokbench.render.html import write_html
 
-        files.append(write_html(results, out, [p.name for p in pngs], make_viewer=False))
+        files.append(write_html(results, out, [p.name for p in pngs]))
     for err in results.meta.get("errors", []):
         err_console().print(f"[yellow]skipped {err['tokenizer']}:[/] {err['error']}",
                             highlight=False)

@@ -29,8 +29,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from tokbench.console import console
-    from tokbench.history import History, history_path
+    from tokbench.ci.history import History, history_path
+    from tokbench.cli.console import console
 
     path = history_path(args.history)
     con = console()
@@ -72,8 +72,8 @@ def main(args: argparse.Namespace) -> int:
     else:
         _print_table(con, points, title, metric)
     if args.plot:
-        from tokbench.history import plot_trend
         from tokbench.metrics import metric_info
+        from tokbench.render.history import plot_trend
 
         info = metric_info(metric)
         png = plot_trend(points, args.plot, title,

@@ -19,9 +19,9 @@ def main(args: argparse.Namespace) -> int:
     from rich.markup import escape
     from rich.table import Table
 
-    from tokbench.catalog import get_entry, new_session
-    from tokbench.console import console, err_console
-    from tokbench.loader import load_tokenizer, parse_spec
+    from tokbench.cli.console import console, err_console
+    from tokbench.loading.catalog import get_entry, new_session
+    from tokbench.loading.loader import load_tokenizer, parse_spec
     from tokbench.metrics.vocab import vocabulary_facts
 
     spec = parse_spec(args.name)

@@ -32,9 +32,9 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _source_label(source: Any) -> str:
-    from tokbench.catalog import ARCHIVE_MB
-    from tokbench.derived import DerivedFile
-    from tokbench.sources import FolderSource, HubSource, PypiFile, TiktokenSource
+    from tokbench.loading.catalog import ARCHIVE_MB
+    from tokbench.loading.derived import DerivedFile
+    from tokbench.loading.sources import FolderSource, HubSource, PypiFile, TiktokenSource
 
     if isinstance(source, PypiFile):
         mb = ARCHIVE_MB.get(source.dist)
@@ -69,8 +69,8 @@ def _tokenizers() -> int:
     from rich.markup import escape
     from rich.table import Table
 
-    from tokbench.catalog import availability, entries
-    from tokbench.console import console
+    from tokbench.cli.console import console
+    from tokbench.loading.catalog import availability, entries
     from tokbench.paths import cache_dir
 
     cache = cache_dir()
@@ -105,7 +105,7 @@ def _registry(module_name: str, attr: str, kind: str) -> int:
     from rich.markup import escape
     from rich.table import Table
 
-    from tokbench.console import console
+    from tokbench.cli.console import console
 
     try:
         module = importlib.import_module(module_name)

@@ -16,7 +16,7 @@ DEFAULT_OUT = "reports/recommend"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from tokbench.commands._scaling import add_scaling_options
+    from tokbench.cli.scaling import add_scaling_options
 
     add_scaling_options(p, required=True)
     p.add_argument("--tokenizers", "-t",
@@ -39,9 +39,9 @@ def main(args: argparse.Namespace) -> int:
     from rich.markup import escape
     from rich.table import Table
 
-    import tokbench
-    from tokbench.commands._scaling import print_scaling, scaling_settings
-    from tokbench.console import console, err_console
+    from tokbench.cli.console import console, err_console
+    from tokbench.cli.scaling import print_scaling, scaling_settings
+    from tokbench.engine.runner import run
     from tokbench.render.scaling import (
         PLACEMENT_HEADER,
         PLACEMENT_NOTE,
@@ -49,8 +49,8 @@ def main(args: argparse.Namespace) -> int:
         recommend_markdown,
         render_recommend_plots,
     )
-    from tokbench.scaling import pooled_tokens_per_char, recommend_section
     from tokbench.suites import split_suite_specs
+    from tokbench.vocab.scaling import pooled_tokens_per_char, recommend_section
 
     settings = scaling_settings(args)  # bad numbers fail before anything is loaded
     sweep_tpc = _sweep_f(args.sweep) if args.sweep else None
@@ -58,7 +58,7 @@ def main(args: argparse.Namespace) -> int:
                   .split(",") if t.strip()]
     suites = split_suite_specs([args.suites]) if args.suites else [DEFAULT_SUITE]
     with err_console().status("measuring tokens per character…"):
-        results = tokbench.run(tokenizers=tokenizers, suites=suites, metrics=["compression"])
+        results = run(tokenizers=tokenizers, suites=suites, metrics=["compression"])
     err = err_console()
     for e in results.meta.get("errors", []):
         err.print(f"[yellow]warning: {escape(e['tokenizer'])}: {escape(e['error'])}[/]",
@@ -95,7 +95,7 @@ def _sweep_f(path: str) -> dict[str, dict[int, float]]:
     """f(V) by group from a sweep's results (its sizes' tokens per character)."""
     from tokbench.errors import InputError
     from tokbench.results import Results
-    from tokbench.sweep import RESULTS_FILE, tokens_per_char
+    from tokbench.vocab.sweep import RESULTS_FILE, tokens_per_char
 
     p = Path(path)
     results = Results.load(p / RESULTS_FILE if p.is_dir() else p)

@@ -28,7 +28,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     from rich.markup import escape
 
-    from tokbench.console import console, err_console
+    from tokbench.cli.console import console, err_console
     from tokbench.render.html import write_html
     from tokbench.results import Results
 
@@ -54,16 +54,22 @@ def main(args: argparse.Namespace) -> int:
 
     viewer = None
     if not args.no_viewer:
-        from tokbench.viewer import PER_SUBSET, load_viewer, viewer_from_results
+        from tokbench.engine.viewer import (
+            PER_SUBSET,
+            load_viewer,
+            save_viewer,
+            viewer_from_results,
+        )
 
         if not args.rebuild_viewer and args.samples is None:
             viewer = load_viewer(out, results) or load_viewer(run_dir, results)
         if viewer is None:
             with console().status("loading tokenizers and suites for the token viewer"):
                 viewer = viewer_from_results(results, per_subset=args.samples or PER_SUBSET)
+        save_viewer(viewer, out)
         for note in viewer.get("notes", []):
             err_console().print(f"[yellow]viewer:[/] {escape(str(note))}", highlight=False,
                                 soft_wrap=True)
-    path = write_html(results, out, pngs, viewer, make_viewer=False)
+    path = write_html(results, out, pngs, viewer)
     console().print(f"wrote {path}", highlight=False, markup=False)
     return 0

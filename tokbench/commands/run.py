@@ -8,8 +8,8 @@ from typing import Any
 
 from rich.markup import escape
 
+from tokbench.engine.presets import PRESETS, get_preset
 from tokbench.errors import TokbenchError
-from tokbench.presets import PRESETS, get_preset
 
 HELP = "compare tokenizers on suites; writes results.json, results.csv, report.md and plots"
 
@@ -63,14 +63,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-html", action="store_true", help="do not write report.html")
     p.add_argument("--no-fetch", action="store_true",
                    help="use only cached tokenizer files; never call pip")
-    from tokbench.commands.compare import add_gate_arguments  # --baseline, --fail, --history
+    from tokbench.cli.gate import add_gate_arguments
 
-    add_gate_arguments(p)  # sets args._gate: record the history, compare with the baseline
+    add_gate_arguments(p)  # --baseline, --fail, --history
 
 
 def resolve_config(args: argparse.Namespace) -> dict[str, Any]:
     """Flags over config file over preset over defaults, each value checked."""
-    from tokbench.config import CHECKS, check_flags, read_config
+    from tokbench.cli.config import CHECKS, check_flags, read_config
 
     conf: dict[str, Any] = {}
     if args.preset:
@@ -82,10 +82,10 @@ def resolve_config(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def main(args: argparse.Namespace) -> int:
-    from tokbench.console import console, err_console
-    from tokbench.outdir import OutputFolder
+    from tokbench.cli.console import console, err_console
+    from tokbench.cli.outdir import OutputFolder
+    from tokbench.engine.runner import DEFAULT_SUITES, Settings
     from tokbench.results import Results, error_subject
-    from tokbench.runner import DEFAULT_SUITES, Settings
     from tokbench.suites import load_suites
 
     conf = resolve_config(args)
@@ -109,7 +109,7 @@ def main(args: argparse.Namespace) -> int:
         if tokenizers is not None:
             _prefetch(tokenizers)
         else:
-            from tokbench.runner import DEFAULT_TOKENIZERS
+            from tokbench.engine.runner import DEFAULT_TOKENIZERS
 
             _prefetch(list(DEFAULT_TOKENIZERS))
         suites, suite_errors = load_suites(conf.get("suites") or DEFAULT_SUITES)
@@ -134,7 +134,9 @@ def main(args: argparse.Namespace) -> int:
                             f"{escape(str(err.get('error')))}", highlight=False)
     _print_summary(console(), results, conf.get("focus"))
     console().print(escape(f"wrote {', '.join(str(f) for f in files)}"), highlight=False)
-    baseline_exit = _maybe_gate(args, results)
+    from tokbench.cli.gate import gate
+
+    baseline_exit = gate(args, results, out)
     if errors:
         failed = ", ".join(error_subject(e) for e in errors)
         err_console().print(f"[bold red]tokbench: error:[/] {len(errors)} requested "
@@ -148,8 +150,8 @@ def _run(folder: Any, tokenizers: list[str] | None, suites: list[Any],
          suite_errors: list[dict[str, str]], conf: dict[str, Any], settings: Any,
          resume: Any, args: argparse.Namespace) -> Any:
     """Run into the staging folder; an interruption keeps the finished units in OUT."""
-    from tokbench.output import Checkpoint
-    from tokbench.runner import run
+    from tokbench.cli.output import Checkpoint
+    from tokbench.engine.runner import run
 
     # finished shards of a killed or interrupted run carry over into this one on --resume
     staging = folder.start(carry=(STATE_FILE,) if args.resume else ())
@@ -181,7 +183,7 @@ def _add_suite_errors(results: Any, suite_errors: list[dict[str, str]]) -> None:
 
 def _write(folder: Any, results: Any, args: argparse.Namespace) -> list[Path]:
     """Every output file into the staging folder, then the folder swapped in for OUT."""
-    from tokbench.output import write_outputs
+    from tokbench.cli.output import write_outputs
 
     files = write_outputs(results, folder.staging, plots=not args.no_plots,
                           html=not args.no_html)
@@ -191,27 +193,16 @@ def _write(folder: Any, results: Any, args: argparse.Namespace) -> list[Path]:
 
 def _prefetch(specs: list[str]) -> None:
     """Fetch missing catalog files first, with a progress bar (tokbench fetch)."""
-    try:
-        from tokbench.commands.fetch import fetch_with_progress
-    except ImportError:
-        return
+    from tokbench.cli.fetching import fetch_with_progress
+
     fetch_with_progress(specs, quiet_cached=True)
-
-
-def _maybe_gate(args: argparse.Namespace, results: Any) -> int:
-    """Compare against ``--baseline`` when the compare command provides that hook."""
-    gate = getattr(args, "_gate", None)
-    if gate is None:
-        return 0
-    args._out = str(Path(resolve_config(args).get("out") or DEFAULT_OUT))
-    return int(gate(args, results))
 
 
 class _Progress:
     """Maps runner events onto rich progress: text bytes done / total, MB/s and ETA."""
 
     def __enter__(self) -> _Progress:
-        from tokbench.console import byte_progress
+        from tokbench.cli.console import byte_progress
 
         self._p = byte_progress()
         self._p.__enter__()

@@ -11,7 +11,7 @@ from tokbench.errors import InputError
 if TYPE_CHECKING:
     from rich.text import Text
 
-    from tokbench.viewer import Tokenization
+    from tokbench.engine.viewer import Tokenization
 
 HELP = "show how tokenizers cut a text (coloured tokens; --ids for ids, --json for machines)"
 
@@ -134,7 +134,7 @@ def render_tokenization(tz: Tokenization, ids: bool = False, width: int = 80,
 
 def to_json(text: str, results: list[Tokenization]) -> str:
     """``{"text", "tokenizers": {name: [token, ...]}}``, one token object per line."""
-    from tokbench.viewer import dumps_json as dump
+    from tokbench.results import dumps_json as dump
 
     blocks = []
     for tz in results:
@@ -146,9 +146,9 @@ def to_json(text: str, results: list[Tokenization]) -> str:
 
 
 def main(args: argparse.Namespace) -> int:
-    from tokbench.console import console
-    from tokbench.loader import load_tokenizer
-    from tokbench.viewer import tokenize
+    from tokbench.cli.console import console
+    from tokbench.engine.viewer import tokenize
+    from tokbench.loading.loader import load_tokenizer
 
     text = read_text(args.text)
     if args.no_fetch:
@@ -157,7 +157,7 @@ def main(args: argparse.Namespace) -> int:
         os.environ["TOKBENCH_OFFLINE"] = "1"
     specs = args.tokenizers
     if specs is None:
-        from tokbench.runner import DEFAULT_TOKENIZERS
+        from tokbench.engine.runner import DEFAULT_TOKENIZERS
 
         specs = list(DEFAULT_TOKENIZERS)
     if not specs:

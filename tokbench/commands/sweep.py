@@ -28,8 +28,8 @@ def _percent(text: str) -> float:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from tokbench.commands._scaling import add_scaling_options
-    from tokbench.commands.train import add_training_options
+    from tokbench.cli.scaling import add_scaling_options
+    from tokbench.cli.training import add_training_options
 
     p.add_argument("--sizes", default="1k,2k,4k,8k,16k,32k,64k",
                    help="increasing vocabulary sizes (k = 1024; default 1k,...,64k)")
@@ -62,12 +62,12 @@ def _csv(values: list[str] | None) -> list[str]:
 def main(args: argparse.Namespace) -> int:
     from rich.markup import escape
 
-    from tokbench.commands._scaling import scaling_settings
-    from tokbench.commands.train import config_from_args, use_threads
-    from tokbench.console import console, err_console
+    from tokbench.cli.console import console, err_console
+    from tokbench.cli.scaling import scaling_settings
+    from tokbench.cli.training import config_from_args, use_threads
     from tokbench.render.sweep import recommendation_text, write_sweep_outputs
     from tokbench.suites import load_suite, split_suite_specs
-    from tokbench.sweep import (
+    from tokbench.vocab.sweep import (
         DEFAULT_D_MODEL,
         SWEEP_METRICS,
         SweepConfig,
@@ -76,7 +76,7 @@ def main(args: argparse.Namespace) -> int:
         parse_sizes,
         sweep,
     )
-    from tokbench.train import load_corpus, minimum_vocab
+    from tokbench.vocab.train import load_corpus, minimum_vocab
 
     sizes = parse_sizes(args.sizes)
     train_config = config_from_args(args, sizes[-1])
@@ -109,7 +109,7 @@ def main(args: argparse.Namespace) -> int:
     con.print(recommendation_text(run.results.meta["sweep"], several).replace("**", ""),
               highlight=False, markup=False)
     if "scaling" in run.results.meta["sweep"]:
-        from tokbench.commands._scaling import print_scaling
+        from tokbench.cli.scaling import print_scaling
 
         print_scaling(con, run.results.meta["sweep"]["scaling"])
     con.print("wrote " + ", ".join(escape(str(f)) for f in files), highlight=False)
@@ -123,7 +123,7 @@ class _Progress:
         self.sizes = sizes
 
     def __enter__(self) -> _Progress:
-        from tokbench.console import progress
+        from tokbench.cli.console import progress
 
         self._p = progress()
         self._p.__enter__()
@@ -168,7 +168,7 @@ def _print_tables(con: Any, results: Any) -> None:
     from rich.table import Table
 
     from tokbench.render.sweep import sweep_tables
-    from tokbench.sweep import size_label
+    from tokbench.vocab.sweep import size_label
 
     t = sweep_tables(results)
     rec = int(t.sweep["recommendation"]["size"])

@@ -18,9 +18,9 @@ def main(args: argparse.Namespace) -> int:
     from rich.markup import escape
     from rich.table import Table
 
-    from tokbench.console import console
+    from tokbench.ci.verify import verify
+    from tokbench.cli.console import console
     from tokbench.results import Results
-    from tokbench.verify import verify
 
     results = Results.load(args.run_dir)
     outcome = verify(results)

@@ -96,12 +96,12 @@ class RunState:
     def flush(self) -> None:
         if self.path is None or not self._dirty:
             return
-        from tokbench.output import atomic_write_text
+        from tokbench.atomic import write_atomic
 
         t0 = time.monotonic()
         data = {"version": STATE_VERSION,
                 "suites": {k: v.to_dict() for k, v in sorted(self.suites.items())}}
-        atomic_write_text(self.path, json.dumps(data, ensure_ascii=False))
+        write_atomic(self.path, json.dumps(data, ensure_ascii=False))
         self._written_at = time.monotonic()
         self._cost = self._written_at - t0
         self._dirty = False

@@ -130,7 +130,7 @@ def materialize(spec: object) -> Tokenizer:
     if isinstance(spec, Tokenizer):
         return spec
     if isinstance(spec, str):
-        from tokbench.loader import load_tokenizer
+        from tokbench.loading.loader import load_tokenizer
 
         return load_tokenizer(spec)
     if callable(spec):
@@ -170,7 +170,7 @@ def _layout(docs: list[Document], collectors: frozenset[str], conv: FertilityCon
     segmenters: dict[str, str | None] = {}
     texts = [d.text for d in docs]
     if "words" in collectors:
-        from tokbench.words import segment_documents, segmenter_for
+        from tokbench.suites.words import segment_documents, segmenter_for
 
         segmented = None
         if conv.words != "whitespace":

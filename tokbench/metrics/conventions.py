@@ -14,7 +14,7 @@ ENCODING — how a word's tokens are counted:
 
 WORDS — what counts as a word:
 
-* ``words``: the language's word segmenter (``tokbench.words``); punctuation and
+* ``words``: the language's word segmenter (``tokbench.suites.words``); punctuation and
   symbols are no words;
 * ``words+punct``: the same words, and every run of other non-space characters between
   them (punctuation, symbols, emoji) counts as a word too;

@@ -4,7 +4,7 @@ Everything is inline: the style sheet and script (``render/assets``), the PNG pl
 (data: URIs) and the token viewer's data (JSON). The page requests nothing (its
 Content-Security-Policy forbids it), so it works offline and from an archive. Tables
 come from ``render.tables`` like every other renderer; the viewer's segments come
-from ``tokbench.viewer``.
+from ``tokbench.engine.viewer``.
 """
 
 from __future__ import annotations
@@ -452,7 +452,7 @@ def _viewer_section(viewer: Mapping[str, Any] | None, page: _Page) -> str:
     page.section("Token viewer", "".join(body), children, slug="viewer",
                  lead="Sample texts from each suite as every tokenizer cuts them, one row per "
                       "tokenizer.")
-    from tokbench.viewer import dumps_json
+    from tokbench.results import dumps_json
 
     data = dumps_json(viewer, separators=(",", ":")).replace("<", "\\u003c")
     return f'<script type="application/json" id="viewer-data">{data}</script>'
@@ -547,23 +547,15 @@ def _schema_version() -> int:
 
 
 def write_html(results: Results, out_dir: str | Path, png_names: Sequence[str],
-               viewer: Mapping[str, Any] | None = None, *, make_viewer: bool = True) -> Path:
-    """Write ``out_dir/report.html`` (and ``viewer.json``); returns the page's path.
+               viewer: Mapping[str, Any] | None = None) -> Path:
+    """Write ``out_dir/report.html``; returns the page's path.
 
-    ``png_names`` are plot files in ``out_dir`` to embed. ``viewer`` is precomputed
-    viewer data (``tokbench.viewer.build_viewer``); when None, ``out_dir/viewer.json``
-    is reused if it was built for these results, else the data is built by loading
-    the run's tokenizers and suites (whatever fails to load is a note in the page).
-    ``make_viewer=False`` with no ``viewer`` leaves the viewer out.
+    ``png_names`` are plot files in ``out_dir`` to embed. ``viewer`` is the token
+    viewer's data, computed beforehand (``tokbench.engine.viewer.viewer_for``): this
+    renderer never loads a tokenizer. Without it the page says the viewer was left out.
     """
-    from tokbench.viewer import load_viewer, save_viewer, viewer_from_results
-
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    if viewer is None and make_viewer:
-        viewer = load_viewer(out, results) or viewer_from_results(results)
-    if viewer is not None:
-        save_viewer(viewer, out)
     images, notes = [], []
     for name in png_names:
         path = out / name

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from tokbench.render.figures import safe_filename
-from tokbench.render.tables import order_subsets, tokenizer_order
-from tokbench.results import Results
+from tokbench.render.tables import tokenizer_order
+from tokbench.results import Results, order_subsets
 
 
 def _pyplot() -> Any:

@@ -1,7 +1,7 @@
 """The compute-optimal vocabulary size (Tao et al. 2024) as text, tables and plots.
 
-Drawn from the ``scaling`` section that ``tokbench.scaling.analyze`` (sweep) or
-``tokbench.scaling.placement`` (recommend) stored in the results; nothing is recomputed.
+Drawn from the ``scaling`` section that ``tokbench.vocab.scaling.analyze`` (sweep) or
+``tokbench.vocab.scaling.placement`` (recommend) stored in the results; nothing is recomputed.
 Plots use ``matplotlib.figure.Figure`` directly: no pyplot state, no backend switch.
 """
 

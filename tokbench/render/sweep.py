@@ -35,7 +35,7 @@ SUMMARY_METRICS = ("tokens", "bytes_per_token", "fertility", "roundtrip", "unk_r
 
 def sweep_tables(results: Results) -> SweepTables:
     """Pivot the rows of a sweep into per-group series over sizes."""
-    from tokbench.sweep import gains
+    from tokbench.vocab.sweep import gains
 
     meta = results.meta["sweep"]
     sizes = [int(s) for s in meta["sizes"]]
@@ -70,7 +70,7 @@ def _ordered(d: dict[str, dict[int, float]]) -> dict[str, dict[int, float]]:
 
 
 def _label(size: int) -> str:
-    from tokbench.sweep import size_label
+    from tokbench.vocab.sweep import size_label
 
     return size_label(size)
 

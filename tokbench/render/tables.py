@@ -7,13 +7,13 @@ to the metric's direction.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from tokbench.metrics import metric_info
 from tokbench.metrics.base import MetricInfo
-from tokbench.results import Results, Row
+from tokbench.results import Results, Row, order_subsets
 
 ALL = "all"
 
@@ -33,14 +33,6 @@ class Table:
     def title(self) -> str:
         arrow = f" {self.metric.arrow}" if self.metric.arrow else ""
         return f"{self.suite} · {self.metric.name}{arrow}"
-
-
-def order_subsets(subsets: Iterable[str]) -> list[str]:
-    """"all" first, then English, then the rest alphabetically."""
-    present = set(subsets)
-    rest = sorted(present - {ALL, "eng_Latn"})
-    head = [s for s in (ALL, "eng_Latn") if s in present]
-    return head + rest
 
 
 def tokenizer_order(results: Results) -> list[str]:

@@ -46,10 +46,10 @@ def run_bench(specs: Sequence[str], suites: Sequence[str] = DEFAULT_SUITES,
               settings: SpeedSettings | None = None, event: Event | None = None) -> Results:
     """Speed rows for every tokenizer in ``specs``; a tokenizer that fails to load is
     recorded in ``meta["errors"]`` and skipped."""
-    from tokbench import __version__
     from tokbench.environment import git_commit, machine_info
-    from tokbench.loader import load_tokenizer
+    from tokbench.loading.loader import load_tokenizer
     from tokbench.suites import load_suite
+    from tokbench.version import __version__
 
     settings = settings or SpeedSettings()
     emit: Event = event or (lambda name, info: None)

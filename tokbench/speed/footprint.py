@@ -57,7 +57,7 @@ class Footprint:
 
 def measure_footprint(spec: str, backend: str, first_text: str) -> tuple[Footprint, Tokenizer]:
     """Import, load, first call (see the module doc); returns the tokenizer too."""
-    from tokbench.loader import load_tokenizer
+    from tokbench.loading.loader import load_tokenizer
 
     rss0 = rss_bytes()
     t0 = time.perf_counter()

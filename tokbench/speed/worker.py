@@ -91,7 +91,7 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
         fp, tok = measure_footprint(job["spec"], job["backend"], job["first_text"])
         result["footprint"] = fp.to_dict()
     else:
-        from tokbench.loader import load_tokenizer
+        from tokbench.loading.loader import load_tokenizer
 
         tok = load_tokenizer(job["spec"])
     texts = json.loads(Path(job["texts"]).read_text(encoding="utf-8"))

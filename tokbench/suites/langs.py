@@ -4,7 +4,7 @@ Every document of a suite carries one of these codes. The table holds all FLORES
 languages with their English names, plus three codes for text that is no one language:
 ``zxx_Zyyy`` (no linguistic content: source code, bare numbers), ``und_Zyyy``
 (undetermined) and ``mul_Zyyy`` (several languages mixed). The script decides whether
-words are separated by spaces, which is what word segmentation (tokbench.words) needs.
+words are separated by spaces, which is what word segmentation (tokbench.suites.words) needs.
 """
 
 from __future__ import annotations

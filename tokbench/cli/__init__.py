@@ -59,8 +59,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "_main", None):
         parser.print_help()
         return 2
-    from tokbench.console import err_console
-    from tokbench.sources import OFFLINE_ENV
+    from tokbench.cli.console import err_console
+    from tokbench.loading.sources import OFFLINE_ENV
 
     # the command line draws PNGs only, never windows: it (not the library) picks the backend
     os.environ.setdefault("MPLBACKEND", "Agg")

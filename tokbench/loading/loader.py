@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Literal
 
 from tokbench.adapters.base import Tokenizer
-from tokbench.catalog import (
+from tokbench.errors import InputError, UnknownNameError
+from tokbench.loading.catalog import (
     TOKENIZERS,
     CatalogEntry,
     Recipe,
@@ -31,9 +32,8 @@ from tokbench.catalog import (
     new_session,
     try_recipes,
 )
-from tokbench.errors import InputError, UnknownNameError
+from tokbench.loading.sources import FetchSession, HubSource, LocalSource, TiktokenSource
 from tokbench.paths import user_path
-from tokbench.sources import FetchSession, HubSource, LocalSource, TiktokenSource
 
 SpecKind = Literal["catalog", "tiktoken", "hf", "file"]
 
@@ -88,7 +88,7 @@ def parse_spec(spec: str) -> Spec:
         hint = f"; for a Hugging Face hub repository write hf:{text}" \
             if _HUB_ID.match(text) and text.count("/") == 1 else ""
         raise InputError(f"no tokenizer {text!r}: not a catalog name and no such file{hint}")
-    from tokbench.catalog import entries
+    from tokbench.loading.catalog import entries
 
     known = [n for e in entries() for n in (e.name, *e.aliases)]
     error = UnknownNameError("tokenizer", text, known, hint=SPEC_HINT)

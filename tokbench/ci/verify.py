@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tokbench.compare import same_within_rounding
+from tokbench.ci.compare import same_within_rounding
 from tokbench.errors import InputError
 from tokbench.metrics import metric_info
 from tokbench.results import Results
@@ -47,7 +47,7 @@ class Verification:
 
 
 def _settings(meta: dict[str, Any]) -> Any:
-    from tokbench.runner import Settings
+    from tokbench.engine.runner import Settings
 
     known = set(Settings.__dataclass_fields__)
     recorded = meta.get("settings") or {}
@@ -61,7 +61,7 @@ def _settings(meta: dict[str, Any]) -> Any:
 def inputs(results: Results) -> tuple[list[Any], list[Any], list[str]]:
     """(tokenizers, suites, problems): the run's inputs loaded again, with every hash or
     version that no longer matches what was recorded."""
-    from tokbench.loader import load_tokenizer
+    from tokbench.loading.loader import load_tokenizer
     from tokbench.suites import load_suite
 
     meta = results.meta
@@ -94,7 +94,7 @@ def inputs(results: Results) -> tuple[list[Any], list[Any], list[str]]:
 
 def verify(results: Results) -> Verification:
     """Rerun ``results``' recorded inputs and check each of its deterministic rows."""
-    from tokbench.runner import run
+    from tokbench.engine.runner import run
 
     toks, suites, problems = inputs(results)
     out = Verification(problems=problems)

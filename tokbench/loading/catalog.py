@@ -15,10 +15,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from tokbench.derived import DerivedFile, native_library_member
 from tokbench.errors import TokbenchError
-from tokbench.registry import Registry, import_object
-from tokbench.sources import (
+from tokbench.loading.derived import DerivedFile, native_library_member
+from tokbench.loading.sources import (
     BuiltinSource,
     Fetched,
     FetchSession,
@@ -30,6 +29,7 @@ from tokbench.sources import (
     StatusCallback,
     TiktokenSource,
 )
+from tokbench.registry import Registry, import_object
 
 _TIKTOKEN = "tokbench.adapters.tiktoken_adapter"
 
@@ -449,7 +449,7 @@ def get_entry(name: str) -> CatalogEntry:
         obj = obj()
     if not isinstance(obj, CatalogEntry):
         raise TokbenchError(f"tokenizer {name!r} is registered as {type(obj).__name__}, "
-                            "not a tokbench.catalog.CatalogEntry")
+                            "not a tokbench.loading.catalog.CatalogEntry")
     return obj
 
 

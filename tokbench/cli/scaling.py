@@ -20,7 +20,7 @@ def add_scaling_options(p: argparse.ArgumentParser, required: bool = False) -> N
 def scaling_settings(args: argparse.Namespace) -> Any:
     """``ScalingSettings`` from --model-params/--flops/--d-model/--tied, or None."""
     from tokbench.errors import InputError
-    from tokbench.scaling import ScalingSettings, parse_number
+    from tokbench.vocab.scaling import ScalingSettings, parse_number
 
     if args.model_params is None:
         if args.flops is not None:

@@ -61,10 +61,9 @@ def write_outputs(results: Results, out_dir: str | Path, plots: bool = True,
         files += pngs
     files.append(write_atomic(out / "report.md", render_markdown(results, [p.name for p in pngs])))
     if html:
-        try:
-            from tokbench.render.html import write_html
-        except ImportError:
-            pass
-        else:
-            files.append(write_html(results, out, [p.name for p in pngs]))
+        from tokbench.engine.viewer import viewer_for
+        from tokbench.render.html import write_html
+
+        viewer = viewer_for(results, out)
+        files.append(write_html(results, out, [p.name for p in pngs], viewer))
     return files

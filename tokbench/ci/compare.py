@@ -36,7 +36,7 @@ from tokbench.errors import InputError, UnknownNameError
 from tokbench.metrics import FAMILIES, METRICS, MetricInfo, metric_info
 from tokbench.results import SIGNIFICANT_DIGITS, Results, Row, error_subject, round_value
 
-SCHEMA = "tokbench.compare"
+SCHEMA = "tokbench.ci.compare"
 SCHEMA_VERSION = 1
 
 BETTER, WORSE, UNCHANGED, CHANGED = "better", "worse", "unchanged", "changed"

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import bisect
 import json
-import re
 import unicodedata
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -32,7 +31,7 @@ if TYPE_CHECKING:
     from tokbench.results import Results
     from tokbench.suites.model import Document, Suite
 
-VIEWER_SCHEMA = "tokbench.viewer"
+VIEWER_SCHEMA = "tokbench.engine.viewer"
 VIEWER_VERSION = 1
 VIEWER_FILE = "viewer.json"
 
@@ -250,7 +249,7 @@ def sample_documents(suite: Suite, subsets: Collection[str] | None = None, *,
     Round-robin over subsets (first document of every subset, then the second...) so
     a cap still shows every subset when there are many; returned in subset order.
     """
-    from tokbench.render.tables import order_subsets
+    from tokbench.results import order_subsets
 
     groups = suite.subsets()
     names = order_subsets([s for s in groups if subsets is None or s in subsets])
@@ -371,7 +370,7 @@ def load_run_tokenizer(name: str, info: Mapping[str, Any],
     sha256 differs from the run's is used only if nothing matches, with a note.
     """
     if load is None:
-        from tokbench.loader import load_tokenizer
+        from tokbench.loading.loader import load_tokenizer
 
         load = load_tokenizer
     want = (info.get("source") or {}).get("sha256")
@@ -487,21 +486,10 @@ def viewer_from_results(results: Results, *,
                         max_samples=max_samples, max_chars=max_chars)
 
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def dumps_json(obj: Any, **options: Any) -> str:
-    """JSON text with non-ASCII kept as is, but lone surrogates escaped (``\\ud800``).
-
-    Texts can hold lone surrogates (a tokenizer sees them); UTF-8 cannot, JSON can.
-    """
-    text = json.dumps(obj, ensure_ascii=False, **options)
-    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-
-
 def save_viewer(data: Mapping[str, Any], out_dir: str | Path) -> Path:
     """Write ``viewer.json`` into ``out_dir``."""
     from tokbench.atomic import write_atomic
+    from tokbench.results import dumps_json
 
     return write_atomic(Path(out_dir) / VIEWER_FILE, dumps_json(data, separators=(",", ":")) + "\n")
 
@@ -520,3 +508,14 @@ def load_viewer(out_dir: str | Path, results: Results | None = None) -> dict[str
     if results is not None and data.get("run") != run_identity(results):
         return None
     return data
+
+
+def viewer_for(results: Results, out_dir: str | Path, **options: Any) -> dict[str, Any]:
+    """The viewer data of a run folder: ``viewer.json`` when it was built for these
+    results, else built by loading the run's tokenizers and suites (and saved)."""
+    out = Path(out_dir)
+    viewer = load_viewer(out, results) if not options else None
+    if viewer is None:
+        viewer = viewer_from_results(results, **options)
+    save_viewer(viewer, out)
+    return viewer

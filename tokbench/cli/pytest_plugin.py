@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from tokbench.compare import Comparison
+    from tokbench.ci.compare import Comparison
     from tokbench.results import Results
 
 UPDATE_OPTION = "--tokbench-update-baseline"
@@ -49,7 +49,7 @@ def assert_no_regression(results: Results, baseline: Results | str | Path, *,
     ``baseline`` is a Results or a results.json path. The tokenizer file may differ by
     default (in a tokenizer project it is what changes); ``fail`` takes ``--fail`` specs.
     """
-    from tokbench.compare import compare, load_run
+    from tokbench.ci.compare import compare, load_run
     from tokbench.results import Results
 
     base = baseline if isinstance(baseline, Results) else load_run(baseline)
@@ -62,7 +62,7 @@ def assert_no_regression(results: Results, baseline: Results | str | Path, *,
 
 def comparison_text(comp: Comparison, limit: int = 25) -> str:
     """The verdict and the changed rows as plain text (an assertion message)."""
-    from tokbench.commands.compare import format_cell, format_change, row_note, status_text
+    from tokbench.render.comparison import format_cell, format_change, row_note, status_text
 
     lines = [f"tokbench {comp.verdict()}"]
     rows = comp.changed_rows()
@@ -124,7 +124,7 @@ def tokbench_run() -> Callable[..., Results]:
 
     def run_(tokenizers: Any, suites: Any, metrics: Sequence[str] | None = None,
              **settings: Any) -> Results:
-        from tokbench.runner import run
+        from tokbench.engine.runner import run
 
         toks = tokenizers if isinstance(tokenizers, (list, tuple)) else [tokenizers]
         suite_list = suites if isinstance(suites, (list, tuple)) else [suites]
@@ -139,7 +139,7 @@ def tokbench_measure() -> Callable[..., dict[str, Any]]:
 
     def measure(tokenizer: Any, suite: Any, metrics: Sequence[str] | None = None,
                 subset: str = "all") -> dict[str, Any]:
-        from tokbench.runner import run
+        from tokbench.engine.runner import run
 
         results = run([tokenizer], [suite], metrics or ["compression", "roundtrip", "unknown"],
                       throughput_repeats=1)

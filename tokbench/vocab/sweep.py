@@ -1,14 +1,14 @@
 """Choosing a vocabulary size: train one tokenizer per size, evaluate them all, recommend one.
 
 ``sweep(corpus, eval_suites, config, out)`` trains a tokenizer at each size, evaluates
-every size with ``tokbench.runner.run`` on held-out suites, and recommends a size by a
+every size with ``tokbench.engine.runner.run`` on held-out suites, and recommends a size by a
 stated rule next to its cost (embedding and output-layer parameters against the sequence
 length saved). Everything it finds goes into ``sweep.json`` (the Results schema: one
 tokenizer per size, named like ``bpe-8k``, and ``meta["sweep"]``); ``tokbench.render.sweep``
 draws the tables and plots from that file.
 
 Byte-level BPE is trained once, at the largest size; each smaller vocabulary is cut from
-it (``tokbench.train.derive_bytelevel``). Other algorithms are trained per size, two sizes
+it (``tokbench.vocab.train.derive_bytelevel``). Other algorithms are trained per size, two sizes
 at a time in worker processes. Finished sizes are kept in ``OUT/tokenizers/<name>/`` under
 a key of corpus hash, settings, size and trainer version, and reused by the next run; the
 evaluation is checkpointed to ``OUT/sweep.json`` after every (size, suite) unit.
@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from tokbench.errors import InputError
 from tokbench.results import Results
-from tokbench.train import (
+from tokbench.vocab.train import (
     Corpus,
     CorpusTooSmallError,
     TrainConfig,
@@ -51,8 +51,8 @@ from tokbench.train import (
 )
 
 if TYPE_CHECKING:
-    from tokbench.scaling import ScalingSettings
     from tokbench.suites.stream import AnySuite
+    from tokbench.vocab.scaling import ScalingSettings
 
 STATE_FILE = ".tokbench-state.json"  # finished evaluation shards of an interrupted sweep
 SWEEP_METRICS = ("compression", "fertility", "premium", "roundtrip", "unknown", "vocab_use")
@@ -341,7 +341,7 @@ def _init_worker(texts: list[str], threads: int) -> None:
 def _train_worker(config: dict[str, Any], size: int, key: str, out_dir: str,
                   corpus_info: dict[str, Any], label: str) -> dict[str, Any]:
     """Train one size in a worker and save it; returns the sidecar (or the error)."""
-    from tokbench.train import corpus_from_texts
+    from tokbench.vocab.train import corpus_from_texts
 
     cfg = TrainConfig.from_dict(config)
     corp = corpus_from_texts(_WORKER_TEXTS, label, corpus_info["sha256"])
@@ -417,7 +417,7 @@ def _stop_pool(pool: ProcessPoolExecutor) -> None:
 def load_sizes(sizes: Sequence[SizeResult]) -> list[Any]:
     """The trained sizes as picklable tokenizer factories, named like ``bpe-8k`` (worker
     processes load each one themselves)."""
-    from tokbench.train import load_trained
+    from tokbench.vocab.train import load_trained
 
     return [functools.partial(load_trained, s.trained.path, name=s.name) for s in sizes]
 
@@ -433,7 +433,7 @@ def evaluate(sizes: Sequence[SizeResult], suites: Sequence[AnySuite], config: Sw
              out: str | Path, progress: ProgressFn | None = None) -> Results:
     """Run every size on ``suites`` (checkpointed to ``OUT/sweep.json``; finished units of an
     earlier run with the same files and suites are reused)."""
-    from tokbench.runner import Settings, run
+    from tokbench.engine.runner import Settings, run
 
     target = Path(out) / RESULTS_FILE
     resume = None
@@ -550,7 +550,7 @@ def tokenizer_name_from(names: dict[str, int], size: int) -> str:
 def tokens_per_char(results: Results, names: dict[str, int]) -> dict[str, dict[int, float]]:
     """f(V) of every size: tokens per character, ``"all"`` and each language (subset),
     pooled over the evaluation suites as a ratio of sums."""
-    from tokbench.scaling import pooled_tokens_per_char
+    from tokbench.vocab.scaling import pooled_tokens_per_char
 
     by_tok = pooled_tokens_per_char(r for r in results.rows if r.tokenizer in names)
     out: dict[str, dict[int, float]] = {}
@@ -583,7 +583,7 @@ def analyze(results: Results, config: SweepConfig, names: dict[str, int]) -> dic
     out = {"recommendation": rec,
            "cost": cost_table(results, names, sizes, config.d_model, config.tied)}
     if config.scaling is not None:
-        from tokbench.scaling import analyze as scaling_analyze
+        from tokbench.vocab.scaling import analyze as scaling_analyze
 
         section = scaling_analyze(config.scaling, tokens_per_char(results, names))
         section["nearest_size"] = _nearest(sizes, section)

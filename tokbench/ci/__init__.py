@@ -1,0 +1,1 @@
+"""Regression gates: comparing runs, the history of runs, verifying that a run reproduces."""
