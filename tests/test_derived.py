@@ -20,8 +20,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tokbench.loading import derived
 from tokbench.errors import HashMismatchError, SourceError
+from tokbench.loading import derived
 from tokbench.loading.derived import DerivedFile, c_byte_array, concat, wordpiece_vocab
 from tokbench.loading.sources import FetchSession, PypiFile
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tokbench.vocab import scaling
 from tokbench.results import Row
+from tokbench.vocab import scaling
 from tokbench.vocab.scaling import (
     PAPER_TOKENS_PER_CHAR,
     ScalingSettings,
