@@ -1,4 +1,5 @@
-"""The ``tokbench`` command line: the only part of tokbench that talks to the terminal.
+"""Front ends: the ``tokbench`` command line (the only part of tokbench that talks to the
+terminal) and the pytest plugin.
 
 Each subcommand lives in ``tokbench/commands/<name>.py`` and defines ``HELP``,
 ``add_arguments(parser)`` and ``main(args) -> int``. User errors
@@ -41,12 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"tokbench {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, module_name in COMMANDS.items():
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as e:
-            if e.name == module_name:
-                continue  # command not built yet
-            raise
+        module = importlib.import_module(module_name)  # a broken command fails loudly
         p = sub.add_parser(name, help=module.HELP, description=module.HELP)
         module.add_arguments(p)
         p.set_defaults(_main=module.main)

@@ -107,14 +107,7 @@ def _registry(module_name: str, attr: str, kind: str) -> int:
 
     from tokbench.cli.console import console
 
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError:
-        module = None
-    registry = getattr(module, attr, None) if module is not None else None
-    if registry is None:
-        console().print(f"[yellow]no {kind} are available in this version of tokbench[/]")
-        return 1
+    registry = getattr(importlib.import_module(module_name), attr)
     table = Table(title=kind, title_justify="left")
     table.add_column("name", style="bold", no_wrap=True)
     table.add_column("description")
@@ -135,11 +128,9 @@ def _registry(module_name: str, attr: str, kind: str) -> int:
 
 def _builtin_suite_description(name: str) -> str | None:
     """A built-in suite's manifest description, read without loading its documents."""
-    try:
-        from tokbench.paths import suites_dir
-        from tokbench.suites.builtin import read_manifest
-    except ImportError:
-        return None
+    from tokbench.paths import suites_dir
+    from tokbench.suites.builtin import read_manifest
+
     folder = suites_dir() / name
     if not (folder / "manifest.json").is_file():
         return None
