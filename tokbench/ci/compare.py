@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeGuard
 
+from tokbench.constants import ALL, VOCAB_SUITE
 from tokbench.errors import InputError, UnknownNameError
 from tokbench.metrics import FAMILIES, METRICS, MetricInfo, metric_info
 from tokbench.results import SIGNIFICANT_DIGITS, Results, Row, error_subject, round_value
@@ -67,8 +68,6 @@ NEUTRAL_SETTINGS = frozenset({"throughput_repeats", "throughput_subsets", "threa
                               "speed_rate_target_ci", "speed_scaling_budget_s",
                               "speed_budget_scale", "speed_parts"})
 
-VOCAB_SUITE = "vocab"  # rows about the tokenizer itself, no suite content behind them
-ALL = "all"
 
 
 # -- thresholds ----------------------------------------------------------------------------

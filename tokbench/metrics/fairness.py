@@ -15,9 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from tokbench.constants import ALL
 from tokbench.results import Row
-
-ALL = "all"
 
 
 def gini(values: Iterable[float]) -> float | None:

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from tokbench.constants import PIVOT
 from tokbench.render.figures import safe_filename
 from tokbench.render.tables import tokenizer_order
 from tokbench.results import Results, order_subsets
@@ -146,7 +147,7 @@ def render_plots(results: Results, out_dir: str | Path) -> list[Path]:
     for suite, d in suites.items():
         prem = _values(results, suite, "premium")
         if prem:
-            langs = sorted({s for (_, s) in prem if s != "eng_Latn"},
+            langs = sorted({s for (_, s) in prem if s != PIVOT},
                            key=lambda s: sum(v for (t, x), v in prem.items() if x == s))
             written.append(_heatmap(
                 plt, prem, toks, langs, f"Token premium against English ({suite})",

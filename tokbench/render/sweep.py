@@ -11,9 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tokbench.constants import ALL
 from tokbench.results import Results
-
-ALL = "all"
 
 
 @dataclass

@@ -11,11 +11,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tokbench.constants import ALL
 from tokbench.metrics import metric_info
 from tokbench.metrics.base import MetricInfo
 from tokbench.results import Results, Row, order_subsets
-
-ALL = "all"
 
 
 @dataclass

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from tokbench.constants import ALL
 from tokbench.results import Row
 from tokbench.speed.clock import REAL, WALL, Clocks
 from tokbench.speed.latency import Latency, LatencyBudget, measure_latency
@@ -33,7 +34,6 @@ if TYPE_CHECKING:
 
 PARTS = ("latency", "rate", "threads", "scaling", "footprint")
 SAMPLE_BYTES = 128 * 1024  # text for the rate and the batches
-ALL = "all"
 
 Progress = Callable[[str], None]
 

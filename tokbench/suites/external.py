@@ -16,6 +16,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from tokbench.constants import PIVOT
 from tokbench.errors import InputError, MissingDependencyError
 from tokbench.paths import user_path
 from tokbench.suites.langs import CODE, UNDETERMINED, canonical_lang, looks_like_code
@@ -30,7 +31,6 @@ from tokbench.suites.reading import (
 )
 from tokbench.suites.stream import StreamingSuite, file_entry
 
-PIVOT = "eng_Latn"
 FLORES_SPLITS = ("dev", "devtest")
 
 # File extension (or whole file name) -> language, for code: suites.

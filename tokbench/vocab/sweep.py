@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tokbench.constants import ALL
 from tokbench.errors import InputError
 from tokbench.results import Results
 from tokbench.vocab.train import (
@@ -61,7 +62,6 @@ DEFAULT_WITHIN = 0.02
 DEFAULT_D_MODEL = 4096
 MIN_OVERLAP_LINE = 32  # characters; shorter lines ("}", "1.") match by chance
 RESULTS_FILE = "sweep.json"
-ALL = "all"
 
 ProgressFn = Callable[[str, dict[str, Any]], None]
 
