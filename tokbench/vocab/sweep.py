@@ -25,7 +25,7 @@ import math
 import os
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -155,7 +155,8 @@ def _digest(text: str) -> bytes:
     return hashlib.blake2b(text.encode("utf-8"), digest_size=12).digest()
 
 
-def overlap_report(train_texts: Sequence[str], suites: Sequence[AnySuite]) -> list[dict[str, Any]]:
+def overlap_report(train_texts: Iterable[str], suites: Sequence[AnySuite]
+                   ) -> list[dict[str, Any]]:
     """Per evaluation suite: how many of its documents also occur in the training text.
 
     A document overlaps when its normalized text equals a training document or a
@@ -327,12 +328,12 @@ def _derive_sizes(corpus: Corpus, base: TrainConfig, sizes: list[int], missing: 
 
 
 # worker processes: the corpus is sent once per worker, not once per size
-_WORKER_TEXTS: list[str] = []
+_WORKER_CORPUS: Corpus | None = None
 
 
-def _init_worker(texts: list[str], threads: int) -> None:
-    global _WORKER_TEXTS
-    _WORKER_TEXTS = texts
+def _init_worker(corpus: Corpus, threads: int) -> None:
+    global _WORKER_CORPUS
+    _WORKER_CORPUS = corpus
     # tokenizers sizes its thread pool from this when first used (not yet in a new process);
     # the workers share the cores
     os.environ["RAYON_NUM_THREADS"] = str(threads)
@@ -341,10 +342,9 @@ def _init_worker(texts: list[str], threads: int) -> None:
 def _train_worker(config: dict[str, Any], size: int, key: str, out_dir: str,
                   corpus_info: dict[str, Any], label: str) -> dict[str, Any]:
     """Train one size in a worker and save it; returns the sidecar (or the error)."""
-    from tokbench.vocab.train import corpus_from_texts
-
     cfg = TrainConfig.from_dict(config)
-    corp = corpus_from_texts(_WORKER_TEXTS, label, corpus_info["sha256"])
+    corp = _WORKER_CORPUS
+    assert corp is not None, "the worker was started without its corpus"
     try:
         model = train_model(corp, dataclasses.replace(cfg, vocab_size=size))
     except CorpusTooSmallError as e:
@@ -364,7 +364,7 @@ def _train_in_workers(corpus: Corpus, base: TrainConfig, workers: int, missing: 
     ctx = multiprocessing.get_context("spawn")  # never fork a process that ran Rayon/spm threads
     pool = ProcessPoolExecutor(max_workers=max(1, min(workers, len(missing))), mp_context=ctx,
                                initializer=_init_worker,
-                               initargs=(corpus.texts, per_worker.threads))
+                               initargs=(corpus, per_worker.threads))
     try:
         futures: dict[Future[dict[str, Any]], int] = {}
         for s in missing:

@@ -21,7 +21,7 @@ import json
 import re
 import time
 import unicodedata
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -199,6 +199,22 @@ def parse_special_tokens(text: str | None) -> tuple[str, ...]:
 # -- corpora --------------------------------------------------------------------------------
 
 
+class TextStream:
+    """A corpus's texts, read again on every pass (a streaming suite from disk, shard by
+    shard): training never needs the whole corpus in memory as Python strings."""
+
+    def __init__(self, suites: Sequence[AnySuite]) -> None:
+        self.suites = list(suites)
+
+    def __iter__(self) -> Iterator[str]:
+        for suite in self.suites:
+            for doc in suite:
+                yield doc.text
+
+    def __bool__(self) -> bool:
+        return next(iter(self), None) is not None
+
+
 @dataclass
 class Corpus:
     """Training text: documents of one or more suites, with a content hash."""
@@ -208,18 +224,20 @@ class Corpus:
     sha256: str
 
     @property
-    def texts(self) -> list[str]:
-        return [d.text for s in self.suites for d in s.documents]
+    def texts(self) -> TextStream:
+        return TextStream(self.suites)
 
     @property
     def label(self) -> str:
         return " + ".join(self.specs)
 
     def describe(self) -> dict[str, Any]:
-        return {"specs": list(self.specs), "sha256": self.sha256,
-                "documents": sum(len(s) for s in self.suites),
-                "bytes": sum(len(d.text.encode("utf-8")) for s in self.suites
-                             for d in s.documents)}
+        documents = size = 0
+        for text in self.texts:
+            documents += 1
+            size += len(text.encode("utf-8"))
+        return {"specs": list(self.specs), "sha256": self.sha256, "documents": documents,
+                "bytes": size}
 
 
 def load_corpus(specs: str | Sequence[str | Suite]) -> Corpus:
@@ -252,7 +270,7 @@ def _as_corpus(corpus: Corpus | Sequence[str]) -> Corpus:
     return corpus if isinstance(corpus, Corpus) else corpus_from_texts(corpus)
 
 
-def alphabet_size(texts: Sequence[str], normalization: str = "none") -> int:
+def alphabet_size(texts: Iterable[str], normalization: str = "none") -> int:
     """Distinct characters of ``texts`` after normalization (the floor of a char vocabulary)."""
     chars: set[str] = set()
     for t in texts:
@@ -264,7 +282,7 @@ def alphabet_size(texts: Sequence[str], normalization: str = "none") -> int:
     return len(chars)
 
 
-def minimum_vocab(config: TrainConfig, texts: Sequence[str] | None = None) -> int:
+def minimum_vocab(config: TrainConfig, texts: Iterable[str] | None = None) -> int:
     """The smallest vocabulary the config can have on ``texts``: every byte (byte-level)
     or every character, plus special, unknown and byte-fallback pieces."""
     c = config.resolved()
@@ -423,7 +441,7 @@ def _add_byte_pieces(spec: dict[str, Any]) -> dict[str, Any]:
     return {**spec, "added_tokens": added, "model": {**model, "vocab": new_vocab}}
 
 
-def _documents_for_sentencepiece(texts: Sequence[str]) -> Iterator[str]:
+def _documents_for_sentencepiece(texts: Iterable[str]) -> Iterator[str]:
     for t in texts:
         for line in t.split("\n"):
             if line.strip():
@@ -464,11 +482,11 @@ def base_vocab(config: TrainConfig) -> int:
     return BYTE_ALPHABET + len(config.resolved().all_special_tokens())
 
 
-def _train_tokenizers(texts: list[str], c: TrainConfig, label: str,
+def _train_tokenizers(texts: Iterable[str], c: TrainConfig, label: str,
                       require_size: bool) -> TrainedModel:
     tk = _tokenizers()
     tok, trainer = hf_pipeline(c)
-    tok.train_from_iterator(texts, trainer, length=len(texts))
+    tok.train_from_iterator(iter(texts), trainer)
     spec = json.loads(tok.to_str())
     if c.algo == "bpe" and c.byte_fallback:
         spec = _add_byte_pieces(spec)
@@ -478,7 +496,7 @@ def _train_tokenizers(texts: list[str], c: TrainConfig, label: str,
     return TrainedModel(c, json_spec=spec, library="tokenizers", library_version=tk.__version__)
 
 
-def _train_sentencepiece(texts: list[str], c: TrainConfig, label: str) -> TrainedModel:
+def _train_sentencepiece(texts: Iterable[str], c: TrainConfig, label: str) -> TrainedModel:
     spm = _sentencepiece()
     specials = [s for s in c.special_tokens if s != "<unk>"]
     writer = io.BytesIO()
