@@ -49,7 +49,7 @@ __all__ = ["ALL", "DEFAULT_SUITES", "DEFAULT_TOKENIZERS", "PIVOT", "VOCAB_SUITE"
 
 #: in-memory suites are cut into shards of about this many bytes (at least one per
 #: worker and a few more, so workers stay busy); streaming suites plan their own
-MAX_SHARD_BYTES = 8 * 1024 * 1024
+MAX_SHARD_BYTES = 2 * 1024 * 1024
 MIN_SHARD_BYTES = 256 * 1024
 THROUGHPUT_SAMPLE_BYTES = 256 * 1024
 

@@ -24,7 +24,7 @@ from tokbench.suites.reading import BOM, Counts, Reader, fix_hint
 
 #: target size of one shard: big enough that per-shard costs vanish, small enough that
 #: a worker's memory stays low and progress moves
-SHARD_BYTES = 8 * 1024 * 1024
+SHARD_BYTES = 2 * 1024 * 1024
 _BLOCK = 8 * 1024 * 1024
 
 
