@@ -429,8 +429,8 @@ def test_cli_exit_codes(toy_runs, tmp_path, capsys):
     assert main(["compare", toy_runs["base"], str(Path(toy_runs["same"]).parent)]) == 0
     assert "no change" in capsys.readouterr().out
     md, js = tmp_path / "pr.md", tmp_path / "cmp.json"
-    assert main(["compare", toy_runs["base"], toy_runs["lossy"], "--markdown", str(md),
-                 "--json", str(js)]) == 1
+    assert main(["compare", toy_runs["base"], toy_runs["lossy"], "--markdown-out", str(md),
+                 "--json-out", str(js)]) == 1
     out = capsys.readouterr().out
     assert "regression" in out and "d2" in out
     assert md.read_text(encoding="utf-8").startswith("**tokbench: ❌ regression: 2 worse")
@@ -439,7 +439,7 @@ def test_cli_exit_codes(toy_runs, tmp_path, capsys):
     # a tolerance of a whole 100% lets the round-trip loss through
     assert main(["compare", toy_runs["base"], toy_runs["lossy"], "--fail", "roundtrip:1"]) == 0
     capsys.readouterr()
-    assert main(["compare", toy_runs["base"], toy_runs["lossy"], "--format", "json"]) == 1
+    assert main(["compare", toy_runs["base"], toy_runs["lossy"], "--json"]) == 1
     assert json.loads(capsys.readouterr().out)["counts"]["worse"] == 2
 
 
