@@ -1,4 +1,11 @@
-"""Shared pytest fixtures."""
+"""Shared pytest fixtures.
+
+Test helpers (``tests/_toy.py``: a toy tokenizer; ``tests/_trained.py``: small tokenizers
+trained on the fly) are imported one way, as ``from tests._toy import ToyTokenizer``: the
+``pythonpath = ["."]`` of pyproject.toml puts the repository root on ``sys.path`` for any
+way pytest is started. ``from _toy import ...`` would also resolve (pytest puts tests/ on
+the path) but loads a second copy of the module; ``test_architecture`` refuses it.
+"""
 
 from __future__ import annotations
 

@@ -17,7 +17,8 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from _trained import (
+
+from tests._trained import (
     ALL,
     TEKKEN_NUM_SPECIAL,
     TIKTOKEN_SPECIALS,
@@ -32,7 +33,6 @@ from _trained import (
     transformers_wordpiece_dir,
     workdir,
 )
-
 from tokbench.adapters import base
 from tokbench.adapters.base import (
     align_spans,

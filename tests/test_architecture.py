@@ -97,3 +97,18 @@ def test_no_import_cycles() -> None:
     for m in sorted(graph):
         if m not in state:
             visit(m)
+
+
+def test_tests_import_helpers_one_way() -> None:
+    """``from tests._toy import X``, never ``from _toy import X`` (see tests/conftest.py)."""
+    tests = Path(__file__).resolve().parent
+    helpers = {p.stem for p in tests.glob("_*.py")}
+    bad = []
+    for path in tests.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0
+                     else [a.name for a in node.names] if isinstance(node, ast.Import) else [])
+            bad += [f"{path.name}:{node.lineno}" for n in names if n.split(".")[0] in helpers]
+            if isinstance(node, ast.ImportFrom) and node.module == "tests":
+                bad += [f"{path.name}:{node.lineno}"]  # from tests import _toy
+    assert helpers and not bad, bad

@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests import _trained
+from tests._trained import hf_bpe_bytelevel
 
 ROOT = Path(__file__).resolve().parent.parent
 IN_CI = os.environ.get("CI", "").lower() == "true"
@@ -135,7 +135,7 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for name, text in CORPUS.items():
         (path / "corpus" / name).parent.mkdir(exist_ok=True)
         (path / "corpus" / name).write_text(text, encoding="utf-8")
-    shutil.copy(_trained.hf_bpe_bytelevel(), path / "tokenizer.json")
+    shutil.copy(hf_bpe_bytelevel(), path / "tokenizer.json")
     return path
 
 

@@ -282,7 +282,7 @@ def test_a_third_party_metric_from_an_entry_point_is_computed_and_described(
     monkeypatch.setattr(METRICS, "_targets", dict(METRICS._targets))
     monkeypatch.setattr(METRICS, "_loaded", dict(METRICS._loaded))
     monkeypatch.setattr(METRICS, "_origins", dict(METRICS._origins))
-    from _toy import ToyTokenizer
+    from tests._toy import ToyTokenizer
 
     tok = ToyTokenizer(["a", "b", " "])
     (tmp_path / "c.txt").write_text("ab xa\nbb\n", encoding="utf-8")  # one unknown: x

@@ -138,7 +138,7 @@ def test_history_command(tmp_path, monkeypatch, capsys):
     assert main(["history", "bytes_per_token", "--plot", str(png)]) == 0
     out = capsys.readouterr().out
     assert "abcdef0" in out and "abcdef1" in out and "−10.00%" in out and png.exists()
-    assert main(["history", "bytes_per_token", "--format", "json", "--subset", "fra_Latn"]) == 0
+    assert main(["history", "bytes_per_token", "--json", "--subset", "fra_Latn"]) == 0
     import json
 
     data = json.loads(capsys.readouterr().out)

@@ -6,8 +6,8 @@ import math
 
 import numpy as np
 import pytest
-from _toy import ToyTokenizer
 
+from tests._toy import ToyTokenizer
 from tokbench.engine.runner import run
 from tokbench.metrics import resolve_families
 from tokbench.metrics.compute import (

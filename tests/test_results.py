@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from _toy import ToyTokenizer
 
+from tests._toy import ToyTokenizer
 from tokbench.engine.runner import run
 from tokbench.errors import InputError
 from tokbench.metrics import metric_info

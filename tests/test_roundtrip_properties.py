@@ -17,9 +17,17 @@ import re
 import unicodedata
 
 import pytest
-from _trained import ALL, LOSSLESS, adapter, bert_pretokens, hf_unigram_metaspace, hf_wordpiece
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from tests._trained import (
+    ALL,
+    LOSSLESS,
+    adapter,
+    bert_pretokens,
+    hf_unigram_metaspace,
+    hf_wordpiece,
+)
 
 SETTINGS = settings(max_examples=150, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -134,7 +142,8 @@ def test_wordpiece_round_trips_lowercase_words(words: list[str]) -> None:
 def _unigram_alphabet(kind: str) -> str:
     if kind == "sp-unigram":
         import sentencepiece
-        from _trained import sp_unigram
+
+        from tests._trained import sp_unigram
 
         sp = sentencepiece.SentencePieceProcessor(model_file=str(sp_unigram()))
         pieces = [sp.id_to_piece(i) for i in range(sp.get_piece_size())

@@ -217,7 +217,7 @@ def test_sweep_with_model_params(tmp_path: Path, capsys: pytest.CaptureFixture[s
 
     out = tmp_path / "out"
     spec = "multilingual?languages=eng_Latn,jpn_Jpan,deu_Latn&limit=100"
-    assert main(["sweep", "--corpus", spec, "--sizes", "300,512,1k,2k", "--eval",
+    assert main(["sweep", "--corpus", spec, "--sizes", "300,512,1k,2k", "--suites",
                  "multilingual?languages=eng_Latn,jpn_Jpan,deu_Latn", "--out", str(out),
                  "--model-params", "7B", "--no-plots"]) == 0
     text = capsys.readouterr().out
@@ -247,7 +247,7 @@ def test_recommend_command_with_the_sweeps_tokenizers(tmp_path: Path,
 
     out = tmp_path / "sweep"
     assert main(["sweep", "--corpus", "multilingual?languages=eng_Latn,deu_Latn&limit=80",
-                 "--sizes", "300,400,600", "--eval", "multilingual?languages=eng_Latn,deu_Latn",
+                 "--sizes", "300,400,600", "--suites", "multilingual?languages=eng_Latn,deu_Latn",
                  "--out", str(out), "--no-plots"]) == 0
     capsys.readouterr()
     toks = ",".join(f"file:{out}/tokenizers/bpe-{s}/tokenizer.json" for s in (300, 600))

@@ -274,7 +274,7 @@ def test_sweep_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
 
     corpus = "multilingual?languages=eng_Latn,spa_Latn&limit=100"
     out = tmp_path / "out"
-    args = ["sweep", "--corpus", corpus, "--sizes", "300,512", "--eval",
+    args = ["sweep", "--corpus", corpus, "--sizes", "300,512", "--suites",
             "multilingual?languages=eng_Latn,spa_Latn,jpn_Jpan", "--out", str(out),
             "--within", "3%", "--d-model", "512", "--tied"]
     assert main(args) == 0

@@ -24,15 +24,25 @@ _LAZY = {
     "Document": "tokbench.suites.model:Document",
     "Results": "tokbench.results:Results",
     "TokbenchError": "tokbench.errors:TokbenchError",
+    "Settings": "tokbench.engine.runner:Settings",
+    "compare": "tokbench.ci.compare:compare",
+    "list_tokenizers": "tokbench.loading.catalog:list_tokenizers",
+    "list_suites": "tokbench.suites:list_suites",
+    "list_metrics": "tokbench.metrics:list_metrics",
 }
 
 __all__ = [
     "Document",
     "Results",
+    "Settings",
     "Suite",
     "TokbenchError",
     "Tokenizer",
     "__version__",
+    "compare",
+    "list_metrics",
+    "list_suites",
+    "list_tokenizers",
     "load_suite",
     "load_tokenizer",
     "run",
@@ -40,11 +50,14 @@ __all__ = [
 
 if TYPE_CHECKING:
     from tokbench.adapters.base import Tokenizer
-    from tokbench.engine.runner import run
+    from tokbench.ci.compare import compare
+    from tokbench.engine.runner import Settings, run
     from tokbench.errors import TokbenchError
+    from tokbench.loading.catalog import list_tokenizers
     from tokbench.loading.loader import load_tokenizer
+    from tokbench.metrics import list_metrics
     from tokbench.results import Results
-    from tokbench.suites import load_suite
+    from tokbench.suites import list_suites, load_suite
     from tokbench.suites.model import Document, Suite
 
 

@@ -386,7 +386,10 @@ def compare(base: Results, new: Results, *, fail: Iterable[str] | Thresholds | N
 
     ``fail``: ``--fail`` specs or ``Thresholds``; ``allow_change``: input kinds
     (``CHANGE_KINDS``) that may differ and are compared anyway, e.g. ``["tokenizer"]``
-    when the tokenizer file is what the change is about.
+    when the tokenizer file is what the change is about. The ``Comparison`` says whether
+    anything got worse (``.regression``), row by row (``.rows``), and gives
+    ``.to_dict()`` (what ``tokbench compare --json`` prints). Runs come from
+    ``tokbench.run`` or ``tokbench.Results.load(path)``.
     """
     thresholds = parse_thresholds(fail)
     allowed = parse_allow_change(allow_change)

@@ -23,6 +23,7 @@ HELP = "compare two runs (results.json or run directories); exit 1 on a regressi
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("base", metavar="BASE", help="the reference run: results.json or its folder")
     p.add_argument("new", metavar="NEW", help="the run to judge: results.json or its folder")
+    from tokbench.cli.flags import JsonFlag, add_old_spelling
     from tokbench.cli.gate import add_compare_options
 
     add_compare_options(p)
@@ -30,8 +31,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="show every row, not only the rows that changed")
     p.add_argument("--format", choices=("table", "markdown", "json"), default="table",
                    help="what to print: a terminal table (default), Markdown, JSON")
-    p.add_argument("--markdown", metavar="FILE", help="also write the Markdown (a PR comment)")
-    p.add_argument("--json", metavar="FILE", dest="json_file", help="also write the JSON")
+    p.add_argument("--json", action=JsonFlag, dest="format",
+                   help="print JSON (same as --format json; the old --json FILE still writes "
+                        "FILE for one release: use --json-out)")
+    p.add_argument("--markdown-out", metavar="FILE", help="also write the Markdown (a PR comment)")
+    p.add_argument("--json-out", metavar="FILE", help="also write the JSON")
+    add_old_spelling(p, "--markdown", "--markdown-out", dest="markdown_out")
 
 
 def main(args: argparse.Namespace) -> int:
@@ -44,7 +49,7 @@ def main(args: argparse.Namespace) -> int:
                    allow_removed=args.allow_removed,
                    allow_missing=getattr(args, "allow_missing", False))
     comp.base.label, comp.new.label = str(args.base), str(args.new)
-    _write_files(comp, args.markdown, args.json_file, args.all_rows)
+    _write_files(comp, args.markdown_out, args.json_out, args.all_rows)
     out = console()
     if args.format == "json":
         out.out(json.dumps(comp.to_dict(all_rows=args.all_rows), ensure_ascii=False,

@@ -1,4 +1,4 @@
-"""``tokbench history METRIC --tokenizer X --suite Y``: one metric over the recorded runs."""
+"""``tokbench history METRIC -t TOKENIZER -s SUITE``: one metric over the recorded runs."""
 
 from __future__ import annotations
 
@@ -15,13 +15,22 @@ HELP = "show (and plot) a metric's trend over the runs recorded in the history d
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("metric", metavar="METRIC", nargs="?",
                    help="a metric, e.g. bytes_per_token (optional with --add)")
-    p.add_argument("--tokenizer", "-t", help="tokenizer name (optional when only one is recorded)")
-    p.add_argument("--suite", "-s", help="suite name (optional when only one is recorded)")
+    from tokbench.cli.flags import add_old_spelling
+
+    p.add_argument("--tokenizers", "-t", dest="tokenizer", metavar="TOKENIZER",
+                   help="the tokenizer, one name (optional when only one is recorded)")
+    p.add_argument("--suites", "-s", dest="suite", metavar="SUITE",
+                   help="the suite, one name (optional when only one is recorded)")
+    add_old_spelling(p, "--tokenizer", "--tokenizers", dest="tokenizer")
+    add_old_spelling(p, "--suite", "--suites", dest="suite")
     p.add_argument("--subset", help="subset, e.g. jpn_Jpan (default: all)")
     p.add_argument("--machine", help="only runs of this machine (hostname)")
     p.add_argument("--last", type=int, metavar="N", help="only the last N runs")
     p.add_argument("--plot", metavar="FILE.png", help="also draw the trend as a PNG")
-    p.add_argument("--format", choices=("table", "json"), default="table")
+    p.add_argument("--format", choices=("table", "json"), default="table",
+                   help="what to print: a terminal table (default) or JSON")
+    p.add_argument("--json", action="store_const", dest="format", const="json",
+                   help="print JSON (same as --format json)")
     p.add_argument("--history", metavar="PATH",
                    help="the database (default $TOKBENCH_HISTORY or reports/history.sqlite)")
     p.add_argument("--add", action="append", default=[], metavar="RUN",
@@ -49,8 +58,8 @@ def main(args: argparse.Namespace) -> int:
         if args.metric is None:
             return 0
     if args.metric is None:
-        raise InputError("give a METRIC, e.g. tokbench history bytes_per_token --tokenizer "
-                         "gpt2 --suite multilingual")
+        raise InputError("give a METRIC, e.g. tokbench history bytes_per_token -t gpt2 "
+                         "-s multilingual")
     with History(path, create=False) as h:
         metric = h.resolve("metric", args.metric)
         tokenizer = h.resolve("tokenizer", args.tokenizer, metric=metric)

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import functools
-import importlib
 from typing import Any
 
 from tokbench.errors import UnknownNameError
@@ -27,8 +25,8 @@ def main(args: argparse.Namespace) -> int:
     if kind == "tokenizers":
         return _tokenizers()
     if kind == "metrics":
-        return _registry("tokbench.metrics", "METRICS", "metrics")
-    return _registry("tokbench.suites", "SUITES", "suites")
+        return _registry("metrics")
+    return _registry("suites")
 
 
 def _source_label(source: Any) -> str:
@@ -101,48 +99,33 @@ def _tokenizers() -> int:
     return 0
 
 
-def _registry(module_name: str, attr: str, kind: str) -> int:
+def _registry(kind: str) -> int:
     from rich.markup import escape
     from rich.table import Table
 
     from tokbench.cli.console import console
 
-    registry = getattr(importlib.import_module(module_name), attr)
+    if kind == "metrics":
+        from tokbench.metrics import list_metrics
+
+        rows: list[dict[str, Any]] = list_metrics()
+    else:
+        from tokbench.suites import list_suites
+
+        rows = list(list_suites())
     table = Table(title=kind, title_justify="left")
     table.add_column("name", style="bold", no_wrap=True)
     table.add_column("description")
     extra = kind == "metrics"
     if extra:
+        from tokbench.metrics import metric_info
+
         table.add_column("better", justify="center")
         table.add_column("formula")
-    for name in registry.names():
-        obj = registry.get(name)
-        row = [name, (_builtin_suite_description(name) if kind == "suites" else None)
-               or _description(obj)]
+    for item in rows:
+        row = [item["name"], item["description"]]
         if extra:
-            row += [str(getattr(obj, "arrow", "")), str(getattr(obj, "formula", ""))]
+            row += [metric_info(item["name"]).arrow, item["formula"]]
         table.add_row(*map(escape, row))
     console().print(table)
     return 0
-
-
-def _builtin_suite_description(name: str) -> str | None:
-    """A built-in suite's manifest description, read without loading its documents."""
-    from tokbench.paths import suites_dir
-    from tokbench.suites.builtin import read_manifest
-
-    folder = suites_dir() / name
-    if not (folder / "manifest.json").is_file():
-        return None
-    manifest = read_manifest(folder)
-    return f"{manifest['description']} (v{manifest['version']})"
-
-
-def _description(obj: object) -> str:
-    if isinstance(obj, functools.partial):
-        obj = obj.func
-    desc = getattr(obj, "description", None)
-    if isinstance(desc, str) and desc:
-        return desc
-    doc = (getattr(obj, "__doc__", None) or "").strip()
-    return doc.splitlines()[0] if doc else ""

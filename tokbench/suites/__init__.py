@@ -54,8 +54,36 @@ SCHEMES.register("manifest", "tokbench.suites.external:load_manifest_dir")
 
 GENERIC_OPTIONS = ("errors", "languages", "domains", "limit", "name")
 
-__all__ = ["BUILTIN_SUITES", "SCHEMES", "SUITES", "Document", "Suite", "load_suite",
-           "load_suites", "parse_spec"]
+__all__ = ["BUILTIN_SUITES", "SCHEMES", "SUITES", "Document", "Suite", "list_suites",
+           "load_suite", "load_suites", "parse_spec"]
+
+
+def list_suites() -> list[dict[str, str]]:
+    """Every registered suite name as ``{"name", "description"}``, loading no document.
+
+    A built-in suite is described by its manifest (with its version); a suite from an
+    entry point by its loader's ``description`` or the first line of its docstring. Specs
+    (``text:PATH``, ``flores200?split=dev``...) are not names and are not listed.
+    """
+    from tokbench.paths import suites_dir
+    from tokbench.suites.builtin import read_manifest
+
+    out = []
+    for name in SUITES.names():
+        description = ""
+        if name in BUILTIN_SUITES:
+            manifest = read_manifest(suites_dir() / name)
+            description = f"{manifest['description']} (v{manifest['version']})"
+        else:
+            loader: Any = SUITES.get(name)
+            if isinstance(loader, functools.partial):
+                loader = loader.func
+            desc = getattr(loader, "description", None)
+            doc = (getattr(loader, "__doc__", None) or "").strip()
+            description = desc if isinstance(desc, str) and desc else (
+                doc.splitlines()[0] if doc else "")
+        out.append({"name": name, "description": description})
+    return out
 
 
 def parse_spec(spec: str) -> tuple[str | None, str, dict[str, str]]:
