@@ -93,7 +93,8 @@ class ProcessExecutor:
 
         # spawn: tokenizer libraries keep thread pools, which fork would copy broken
         return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=install_from_specs, initargs=self._initargs)
+                                   initializer=_pool_worker, initargs=(*self._initargs,
+                                                                       os.getpid()))
 
     def map(self, tasks: Iterable[ShardTask]) -> Iterator[ShardResult]:
         from concurrent.futures import FIRST_COMPLETED, wait
@@ -138,6 +139,21 @@ class ProcessExecutor:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+
+
+def _pool_worker(run_id: str, specs: Sequence[tuple[str, object]], parent: int) -> None:
+    """A pool worker: load the run's tokenizers, and end when the run's process is gone
+    (``kill -9`` leaves no orphan encoding on)."""
+    import threading
+    import time
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="tokbench-parent-watch").start()
+    install_from_specs(run_id, specs)
 
 
 class DaskExecutor:
