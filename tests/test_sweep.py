@@ -248,7 +248,8 @@ def test_sweep_end_to_end(tmp_path: Path) -> None:
     assert [(o["suite"], o["overlapping"]) for o in overlap] == [("multilingual", 10)]
     saved = Results.load(run.path)
     assert run.path == tmp_path / "sweep.json"
-    sw = saved.meta["sweep"]
+    sw = saved.meta.sweep
+    assert sw is not None
     assert sw["sizes"] == [300, 600] and sw["names"] == ["bpe-300", "bpe-600"]
     assert sw["algo"] == "bpe" and sw["corpus_sha256"] == corpus.sha256
     assert "within 5%" in sw["rule"]

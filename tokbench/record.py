@@ -87,7 +87,7 @@ class TokenizerInfo(Record):
     name: str = ""
     backend: str | None = None
     backend_version: str | None = None
-    source: TokenizerSource | None = None
+    source: TokenizerSource = field(default_factory=TokenizerSource)
     vocab_size: int | None = None
     unk_id: int | None = None
     byte_fallback: bool | None = None
@@ -258,4 +258,4 @@ def _plain(value: Any) -> Any:
 
 def _json_name(kind: type) -> str:
     return {dict: "an object", list: "an array", str: "a string", bool: "true or false",
-            type(None): "null", int: "a number", float: "a number"}.get(kind, kind.__name__)
+            type(None): "null", int: "an integer", float: "a number"}.get(kind, kind.__name__)

@@ -635,8 +635,8 @@ class _InputCheck:
                 out.append(("suite", f"suite {suite!r} content changed "
                                      f"(sha256 {bs[:12]} → {ns[:12]})", None))
         base_tok, new_tok = _tokenizer(self.base, tokenizer), _tokenizer(self.new, tokenizer)
-        bt = base_tok.source.sha256 if base_tok.source is not None else None
-        nt = new_tok.source.sha256 if new_tok.source is not None else None
+        bt = base_tok.source.sha256
+        nt = new_tok.source.sha256
         if bt and nt and bt != nt:
             out.append(("tokenizer", f"tokenizer {tokenizer!r} file changed "
                                      f"(sha256 {bt[:12]} → {nt[:12]})", None))

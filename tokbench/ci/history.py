@@ -264,4 +264,4 @@ def _tokenizer_facts(info: TokenizerInfo | None) -> tuple[str | None, str | None
     """(file sha256, backend version) of a tokenizer as a run recorded it."""
     if info is None:
         return None, None
-    return (info.source.sha256 if info.source is not None else None), info.backend_version
+    return info.source.sha256, info.backend_version

@@ -71,9 +71,9 @@ def inputs(results: Results) -> tuple[list[Any], list[Any], list[str]]:
     for name, info in meta.tokenizers.items():
         spec = info.spec or name
         tok = load_tokenizer(spec)
-        want = info.source.sha256 if info.source is not None else None
+        want = info.source.sha256
         got = TokenizerInfo.from_dict(tok.describe(), "describe()", name)
-        have = got.source.sha256 if got.source is not None else None
+        have = got.source.sha256
         if want and have and want != have:
             problems.append(f"tokenizer {name!r}: file sha256 {have[:12]} is not the recorded "
                             f"{want[:12]}")

@@ -690,6 +690,6 @@ def _meta(settings: Settings, families: list[str]) -> RunMeta:
                    metric_formulas=_formulas(families), complete=False)
 
 
-def _plain_source(info: TokenizerInfo) -> dict[str, Any] | None:
+def _plain_source(info: TokenizerInfo) -> dict[str, Any]:
     """A tokenizer's source as JSON (what the resume key and checks compare)."""
-    return info.source.to_dict() if info.source is not None else None
+    return info.source.to_dict()

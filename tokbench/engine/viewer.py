@@ -347,7 +347,7 @@ def run_identity(results: Results) -> dict[str, Any]:
     """What viewer data must match to be reused for ``results``: names and hashes."""
     meta = results.meta
     return {
-        "tokenizers": {n: d.source.sha256 if d.source is not None else None
+        "tokenizers": {n: d.source.sha256
                        for n, d in meta.tokenizers.items()},
         "suites": {n: d.sha256 for n, d in meta.suites.items()},
     }
@@ -356,7 +356,7 @@ def run_identity(results: Results) -> dict[str, Any]:
 def _tokenizer_specs(name: str, info: TokenizerInfo) -> list[str]:
     """Specs to try for a tokenizer named ``name`` in results: its name, then its file."""
     specs = [name]
-    path = info.source.path if info.source is not None else None
+    path = info.source.path
     if path:
         specs.append(f"file:{path}")
     return specs
@@ -374,7 +374,7 @@ def load_run_tokenizer(name: str, info: TokenizerInfo,
         from tokbench.loading.loader import load_tokenizer
 
         load = load_tokenizer
-    want = info.source.sha256 if info.source is not None else None
+    want = info.source.sha256
     fallback: Tokenizer | None = None
     errors: list[str] = []
     for spec in _tokenizer_specs(name, info):

@@ -23,7 +23,6 @@ from typing import Any
 from tokbench.atomic import write_atomic
 from tokbench.metrics import metric_info
 from tokbench.metrics.base import MetricInfo
-from tokbench.record import TokenizerSource
 from tokbench.render.tables import (
     ALL,
     Table,
@@ -311,7 +310,7 @@ def _run_section(results: Results, page: _Page) -> None:
 def _tokenizers_section(results: Results, page: _Page) -> None:
     rows = []
     for name, d in results.meta.tokenizers.items():
-        src = d.source or TokenizerSource()
+        src = d.source
         rows.append([f'<th scope="row">{esc(name)}</th>', _text_cell(d.backend),
                      _text_cell(d.backend_version), _num_cell(d.vocab_size),
                      _text_cell(src.kind), _text_cell(src.location, "small"),

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-from tokbench.record import TokenizerSource
 from tokbench.render.tables import (
     Table,
     build_tables,
@@ -59,7 +58,7 @@ def render_markdown(results: Results, plots: list[str] | None = None) -> str:
     out += ["## Tokenizers", "", "| name | backend | version | vocab | source | sha256 |",
             "|---|---|---|---:|---|---|"]
     for name, d in meta.tokenizers.items():
-        src = d.source or TokenizerSource()
+        src = d.source
         sha = (src.sha256 or "")[:12]
         out.append(f"| {md_text(name)} | {md_text(d.backend or '')} | "
                    f"{md_text(d.backend_version or '')} | "
