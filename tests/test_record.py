@@ -173,7 +173,7 @@ def test_a_wrongly_typed_failure_names_its_index() -> None:
 _TEXT = st.text(max_size=8)
 _OPT_TEXT = st.none() | _TEXT
 _EXTRA_KEYS = st.text(min_size=1, max_size=6).filter(
-    lambda k: k not in {f for c in (RunMeta, TokenizerInfo, SuiteInfo)
+    lambda k: k not in {f for c in (RunMeta, TokenizerInfo, TokenizerSource, SuiteInfo, RunError)
                         for f in c.__dataclass_fields__})
 _JSON = st.recursive(st.none() | st.booleans() | st.integers() | _TEXT,
                      lambda inner: st.lists(inner, max_size=3)
