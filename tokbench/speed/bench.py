@@ -46,7 +46,7 @@ def _part_events(emit: Event, name: str) -> Callable[[str], None]:
 def run_bench(specs: Sequence[str], suites: Sequence[str] = DEFAULT_SUITES,
               settings: SpeedSettings | None = None, event: Event | None = None) -> Results:
     """Speed rows for every tokenizer in ``specs``; a tokenizer that fails to load is
-    recorded in ``meta["errors"]`` and skipped."""
+    recorded in ``meta.errors`` and skipped."""
     from tokbench.environment import git_commit, machine_info
     from tokbench.loading.loader import load_tokenizer
     from tokbench.suites import load_suite

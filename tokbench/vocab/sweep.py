@@ -4,7 +4,7 @@
 every size with ``tokbench.engine.runner.run`` on held-out suites, and recommends a size by a
 stated rule next to its cost (embedding and output-layer parameters against the sequence
 length saved). Everything it finds goes into ``sweep.json`` (the Results schema: one
-tokenizer per size, named like ``bpe-8k``, and ``meta["sweep"]``); ``tokbench.render.sweep``
+tokenizer per size, named like ``bpe-8k``, and ``meta.sweep``); ``tokbench.render.sweep``
 draws the tables and plots from that file.
 
 Byte-level BPE is trained once, at the largest size; each smaller vocabulary is cut from
@@ -605,7 +605,7 @@ def _nearest(sizes: Sequence[int], section: dict[str, Any]) -> dict[str, Any] | 
 
 @dataclass
 class SweepRun:
-    """A finished sweep: the results (with ``meta["sweep"]``) and the trained sizes."""
+    """A finished sweep: the results (with ``meta.sweep``) and the trained sizes."""
 
     results: Results
     sizes: list[SizeResult]
