@@ -11,6 +11,7 @@ every field except optional ones left at ``None`` (fields in ``NULLABLE`` write 
 
 from __future__ import annotations
 
+import functools
 import types
 import typing
 from dataclasses import MISSING, dataclass, field, fields
@@ -38,6 +39,7 @@ class Record:
     def from_dict(cls, data: Any, where: str = "", origin: str = "<data>") -> Self:
         """The record in ``data``; ``where`` (``meta.suites.x``) and ``origin`` (the file)
         name a wrongly typed key in the error."""
+        where = where or cls.__name__
         if not isinstance(data, dict):
             raise InputError(f"{origin}: {where} must be an object, got {_json_name(type(data))}")
         hints = _hints(cls)
@@ -187,13 +189,10 @@ class RunMeta(Record):
 
 # -- reading and writing by annotation ------------------------------------------------------
 
-_HINTS: dict[type, dict[str, Any]] = {}
-
-
+@functools.cache
 def _hints(cls: type) -> dict[str, Any]:
-    if cls not in _HINTS:
-        _HINTS[cls] = typing.get_type_hints(cls)
-    return _HINTS[cls]
+    """Each field's annotation, resolved (annotations are strings in this module)."""
+    return typing.get_type_hints(cls)
 
 
 def _default(f: Any) -> Any:
