@@ -11,7 +11,6 @@ every field except optional ones left at ``None`` (fields in ``NULLABLE`` write 
 
 from __future__ import annotations
 
-import functools
 import types
 import typing
 from dataclasses import MISSING, dataclass, field, fields
@@ -189,10 +188,14 @@ class RunMeta(Record):
 
 # -- reading and writing by annotation ------------------------------------------------------
 
-@functools.cache
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
 def _hints(cls: type) -> dict[str, Any]:
-    """Each field's annotation, resolved (annotations are strings in this module)."""
-    return typing.get_type_hints(cls)
+    """Each field's annotation, resolved once per class (they are strings in this module)."""
+    if cls not in _HINTS:
+        _HINTS[cls] = typing.get_type_hints(cls)
+    return _HINTS[cls]
 
 
 def _default(f: Any) -> Any:
