@@ -561,6 +561,15 @@ CASES: list[Case] = [
          says="meta.tokenizers.bytes.source must be an object, got true or false",
          setup=_tampered(lambda d: d["meta"]["tokenizers"]["bytes"].update(source=True),
                          "bad.json")),
+    Case("compare-error-entry-not-a-string", ["compare", "good", "bad.json"],
+         says="bad.json: meta.errors[0].error must be a string, got an integer",
+         setup=_tampered(lambda d: d["meta"].update(errors=[{"tokenizer": "x", "error": 1}]),
+                         "bad.json")),
+    Case("report-failure-document-a-list", ["report", "bad.json", "--out", "r"],
+         says="bad.json: failures[0].doc_id must be a string or an integer or null, got an "
+              "array",
+         setup=_tampered(lambda d: d.update(failures=[{"tokenizer": "bytes", "doc_id": []}]),
+                         "bad.json")),
 ]
 
 

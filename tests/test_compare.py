@@ -26,6 +26,7 @@ from tokbench.ci.compare import (
 from tokbench.cli import main
 from tokbench.engine.runner import Settings, run
 from tokbench.errors import InputError, UnknownNameError
+from tokbench.record import RunError, RunMeta
 from tokbench.render.comparison import render_markdown
 from tokbench.results import SCHEMA_VERSION, Results, Row
 from tokbench.suites import load_suite
@@ -131,14 +132,14 @@ def test_roundtrip_loss_names_the_document():
     assert by[("eng_Latn", "roundtrip")].status == "unchanged"
     assert by[("eng_Latn", "roundtrip")].documents == []
     assert by[("all", "tokens")].status == "unchanged"  # the encoding did not change
-    assert [f["doc_id"] for f in comp.new_roundtrip_failures] == ["fr2"]
+    assert [f.doc_id for f in comp.new_roundtrip_failures] == ["fr2"]
     md = render_markdown(comp)
     assert "new failing documents: fr2" in md and "| toy | s | fr2 | other | `le quai` |" in md
     # and the fix is reported the other way round
     back = compare(new, base)
     assert {r.status for r in back.rows if r.metric == "roundtrip" and r.subset != "eng_Latn"} \
         == {"better"}
-    assert [f["doc_id"] for f in back.fixed_failures] == ["fr2"]
+    assert [f.doc_id for f in back.fixed_failures] == ["fr2"]
 
 
 def test_a_document_that_now_raises_is_a_regression():
@@ -154,7 +155,7 @@ def test_a_document_that_now_raises_is_a_regression():
     base = run([ToyTokenizer(pieces)], [suite], ["compression", "roundtrip"])
     new = run([Picky(pieces)], [suite], ["compression", "roundtrip"])
     comp = compare(base, new)
-    assert [f["doc_id"] for f in comp.new_errors] == ["d2"]
+    assert [f.doc_id for f in comp.new_errors] == ["d2"]
     assert comp.regression
     assert "1 document newly failing to encode/decode" in comp.verdict()
 
@@ -242,7 +243,8 @@ def _tp_row(metric: str, value: float, samples: list[float]) -> Row:
 
 
 def _runs(base_rows: list[Row], new_rows: list[Row], **meta: Any) -> tuple[Results, Results]:
-    return Results(rows=base_rows, meta=dict(meta)), Results(rows=new_rows, meta=dict(meta))
+    return (Results(rows=base_rows, meta=RunMeta.from_dict(meta)),
+            Results(rows=new_rows, meta=RunMeta.from_dict(meta)))
 
 
 @pytest.mark.parametrize(("new_samples", "status"), [
@@ -277,9 +279,9 @@ def test_timings_from_another_machine_are_not_comparable():
     machine_a = {"hostname": "a", "cpus": 2, "processor": "x86_64"}
     machine_b = {"hostname": "b", "cpus": 4, "processor": "x86_64"}
     base = Results(rows=[_tp_row("throughput_mb_s", 10.0, [10.0]),
-                         Row("t", "s", "all", "tokens", 100)], meta={"machine": machine_a})
+                         Row("t", "s", "all", "tokens", 100)], meta=RunMeta(machine=machine_a))
     new = Results(rows=[_tp_row("throughput_mb_s", 5.0, [5.0]),
-                        Row("t", "s", "all", "tokens", 110)], meta={"machine": machine_b})
+                        Row("t", "s", "all", "tokens", 110)], meta=RunMeta(machine=machine_b))
     by = {r.metric: r for r in compare(base, new).rows}
     assert by["throughput_mb_s"].status == "not_comparable"
     assert by["throughput_mb_s"].reason == ("timings from different machines "
@@ -369,9 +371,10 @@ def test_a_changed_suite_is_not_comparable_with_the_reason():
 
 
 def test_backend_version_and_settings_changes_are_not_comparable():
-    def meta(version: str, join: bool) -> dict[str, Any]:
-        return {"tokenizers": {"t": {"backend": "tokenizers", "backend_version": version}},
-                "settings": {"premium_join": join, "throughput_repeats": 5}}
+    def meta(version: str, join: bool) -> RunMeta:
+        return RunMeta.from_dict(
+            {"tokenizers": {"t": {"backend": "tokenizers", "backend_version": version}},
+             "settings": {"premium_join": join, "throughput_repeats": 5}})
 
     rows = [Row("t", "s", "fra_Latn", "premium", 1.2), Row("t", "s", "all", "tokens", 10)]
     base = Results(rows=rows, meta=meta("0.19.1", False))
@@ -459,7 +462,7 @@ def test_cli_bad_input_is_one_line_and_exit_2(toy_runs, tmp_path, capsys):
     not_results.write_text(json.dumps({"rows": []}), encoding="utf-8")
     assert "not a tokbench results file" in _error_of(["compare", base, str(not_results)], capsys)
 
-    empty = Results(rows=[], meta={"errors": [{"tokenizer": "gpt2", "error": "offline"}]})
+    empty = Results(rows=[], meta=RunMeta(errors=[RunError(tokenizer="gpt2", error="offline")]))
     empty_path = _save(empty, tmp_path / "empty")
     assert "the run has no rows (every tokenizer or suite failed, e.g. tokenizer gpt2: offline)" \
         in _error_of(["compare", base, empty_path], capsys)
@@ -546,7 +549,7 @@ def test_run_gate_and_baseline_update(bpe_files, tmp_path, monkeypatch, capsys):
 
 def test_baseline_update_refuses_an_incomplete_run(tmp_path, capsys):
     run_dir = tmp_path / "run"
-    Results(rows=[Row("t", "s", "all", "tokens", 1)], meta={"complete": False}).save(run_dir)
+    Results(rows=[Row("t", "s", "all", "tokens", 1)], meta=RunMeta(complete=False)).save(run_dir)
     target = tmp_path / "b.json"
     assert main(["baseline", "update", "--from", str(run_dir), "--to", str(target)]) == 2
     assert "the run is incomplete" in capsys.readouterr().err and not target.exists()
@@ -557,11 +560,12 @@ def test_baseline_update_refuses_an_incomplete_run(tmp_path, capsys):
 
 
 def test_fertility_convention_segmenter_and_definitions_are_compared():
-    def meta(conv: str, seg: str, renyi: str) -> dict[str, Any]:
-        return {"settings": {"fertility": conv},
-                "segmenters": {"eng_Latn": seg},
-                "suites": {"s": {"languages": ["eng_Latn"]}},
-                "metric_formulas": {"renyi_efficiency_vocab": renyi, "tokens": "Σ tokens"}}
+    def meta(conv: str, seg: str, renyi: str) -> RunMeta:
+        return RunMeta.from_dict(
+            {"settings": {"fertility": conv},
+             "segmenters": {"eng_Latn": seg},
+             "suites": {"s": {"languages": ["eng_Latn"]}},
+             "metric_formulas": {"renyi_efficiency_vocab": renyi, "tokens": "Σ tokens"}})
 
     rows = [Row("t", "s", "all", "fertility", 1.4), Row("t", "s", "all", "tokens", 10),
             Row("t", "s", "all", "renyi_efficiency_vocab", 0.4)]

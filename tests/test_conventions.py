@@ -95,7 +95,7 @@ def test_run_records_and_applies_the_convention(conv: str, fertility: float, str
     tok = ToyTokenizer(["hello", " hello", "!", " ", "he", "llo"], unk=False)
     suite = Suite("s", "1", [Document("d", "eng_Latn", "x", "hello hello!")])
     res = run([tok], [suite], ["fertility"], fertility=conv)
-    assert res.meta["settings"]["fertility"] == conv
+    assert res.meta.settings["fertility"] == conv
     assert res.value("toy", "s", "all", "fertility") == pytest.approx(fertility)
     assert res.value("toy", "s", "all", "strr") == pytest.approx(strr)
 

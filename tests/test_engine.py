@@ -49,8 +49,7 @@ def deterministic(results: Results) -> list[tuple]:
 
 
 def failures(results: Results) -> list[tuple]:
-    return sorted((f["tokenizer"], f["suite"], str(f["doc_id"]), f["kind"])
-                  for f in results.failures)
+    return sorted((f.tokenizer, f.suite, str(f.doc_id), f.kind) for f in results.failures)
 
 
 def tiny_shards(suite: StreamingSuite, shard_bytes: int) -> StreamingSuite:
@@ -82,8 +81,8 @@ def test_results_do_not_depend_on_how_the_corpus_is_cut(tmp_path: Path, shard_by
     whole = run(TOKENIZERS, [suite.materialize()], None)
     cut = run(TOKENIZERS, [tiny_shards(suite, shard_bytes)], None)
     assert deterministic(cut) == deterministic(whole)
-    assert cut.meta["suites"]["text:corpus"]["documents"] == 10
-    assert cut.meta["suites"]["text:corpus"]["left_out"] == {"skipped_empty": 1}
+    assert cut.meta.suites["text:corpus"].documents == 10
+    assert cut.meta.suites["text:corpus"].left_out == {"skipped_empty": 1}
     assert cut.value("bytes", "text:corpus", "deu_Latn", "tokens") == len(
         "".join(LINES["deu_Latn"]).encode())
 
@@ -119,10 +118,10 @@ def test_process_pool_gives_the_same_rows_as_one_process() -> None:
     suites = ["unicode", "numbers", "multilingual?languages=eng_Latn,jpn_Jpan,deu_Latn"]
     one = run(TOKENIZERS, suites, None, jobs=1, throughput_repeats=1)
     two = run(TOKENIZERS, suites, None, jobs=2, throughput_repeats=1)
-    assert two.meta["executor"] == {"kind": "ProcessExecutor", "workers": 2}
+    assert two.meta.executor == {"kind": "ProcessExecutor", "workers": 2}
     assert deterministic(two) == deterministic(one)
     assert failures(two) == failures(one)
-    assert two.meta["suites"] == one.meta["suites"]
+    assert two.meta.suites == one.meta.suites
 
 
 def test_dask_local_cluster_gives_the_same_rows_as_a_local_run(tmp_path: Path) -> None:
@@ -131,7 +130,7 @@ def test_dask_local_cluster_gives_the_same_rows_as_a_local_run(tmp_path: Path) -
     local = run(TOKENIZERS, [spec, "unicode"], ["compression", "roundtrip", "vocab_use"])
     dask = run(TOKENIZERS, [spec, "unicode"], ["compression", "roundtrip", "vocab_use"],
                executor="dask", jobs=2)
-    assert dask.meta["executor"] == {"kind": "DaskExecutor", "workers": 2}
+    assert dask.meta.executor == {"kind": "DaskExecutor", "workers": 2}
     assert deterministic(dask) == deterministic(local)
     assert failures(dask) == failures(local)
 
@@ -196,7 +195,7 @@ def test_invalid_utf8_is_found_before_any_work_with_file_and_line(tmp_path: Path
     assert str(err.value).startswith(f"{bad}: invalid UTF-8 at byte 71 (line 5, bytes ff); ")
     assert "?errors=replace" in str(err.value)
     skipped = run(TOKENIZERS, [f"text:{root}?errors=skip"], ["compression"])
-    assert skipped.meta["suites"]["text:corpus"]["left_out"] == {
+    assert skipped.meta.suites["text:corpus"].left_out == {
         "skipped_empty": 1, "skipped_invalid": 1}
 
 
@@ -287,7 +286,7 @@ def test_a_third_party_metric_from_an_entry_point_is_computed_and_described(
     tok = ToyTokenizer(["a", "b", " "])
     (tmp_path / "c.txt").write_text("ab xa\nbb\n", encoding="utf-8")  # one unknown: x
     results = run([tok], [f"text:{tmp_path / 'c.txt'}"], ["unk_per_kb"])
-    assert results.meta["metric_families"] == ["extra"]
+    assert results.meta.metric_families == ["extra"]
     assert results.value("toy", "text:c", "all", "unk_per_kb") == pytest.approx(1000 * 1 / 7)
     assert metric_info("unk_per_kb").direction == "lower"
     assert "tbextra_metrics" in sys.modules
@@ -309,6 +308,6 @@ def test_a_streamed_dataset_is_read_shard_by_shard_by_the_workers(tmp_path: Path
     a = run(TOKENIZERS, [streamed], ["compression", "roundtrip"], jobs=2)
     b = run(TOKENIZERS, [whole], ["compression", "roundtrip"])
     assert deterministic(a) == deterministic(b)
-    assert a.meta["suites"]["hf:json@train"]["documents"] == 10
+    assert a.meta.suites["hf:json@train"].documents == 10
     assert a.value("chars", "hf:json@train", "jpn_Jpan", "tokens") == len(
         "".join(LINES["jpn_Jpan"]))

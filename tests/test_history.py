@@ -13,6 +13,7 @@ from tokbench.ci.history import History, history_path
 from tokbench.cli import main
 from tokbench.engine.runner import run
 from tokbench.errors import InputError, UnknownNameError
+from tokbench.record import RunMeta
 from tokbench.render.history import plot_trend
 from tokbench.results import Results, Row
 from tokbench.suites.model import Document, Suite
@@ -30,7 +31,7 @@ def _run(commit: str, created: str, value: float, suite_sha: str = "s1", host: s
     rows = [Row("tok", "multi", "all", "bytes_per_token", value),
             Row("tok", "multi", "fra_Latn", "bytes_per_token", value - 0.5),
             *(extra_rows or [])]
-    return Results(rows=rows, meta=meta)
+    return Results(rows=rows, meta=RunMeta.from_dict(meta))
 
 
 def test_record_and_trend(tmp_path):

@@ -3,6 +3,7 @@ and the token viewer's data (tokbench.engine.viewer) with exact ids, bytes and s
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from html.parser import HTMLParser
@@ -24,6 +25,7 @@ from tokbench.engine.viewer import (
     viewer_from_results,
 )
 from tokbench.metrics.compute import classify_roundtrip
+from tokbench.record import Failure, RunMeta, SuiteInfo, TokenizerInfo
 from tokbench.render.html import diff_ranges, render_html, visible, write_html
 from tokbench.render.tables import build_tables
 from tokbench.results import Results, Row
@@ -142,7 +144,7 @@ def hand_results() -> Results:
                                                                "location": "y",
                                                                "sha256": None}}},
             "suites": {"tiny": SUITE_META}}
-    return Results(rows=rows, meta=meta, failures=[failure])
+    return Results(rows=rows, meta=RunMeta.from_dict(meta), failures=[Failure.from_dict(failure)])
 
 
 @pytest.fixture(scope="module")
@@ -221,11 +223,11 @@ def test_best_value_marked_by_direction(page: str) -> None:
 def test_failure_span_is_highlighted_at_the_offset(page: str) -> None:
     p = parse(page)
     f = hand_results().failures[0]
-    assert f["offset"] == 7  # "The caf|é": the first difference
-    lo = max(0, f["offset"] - 20)
+    assert f.offset == 7  # "The caf|é": the first difference
+    lo = max(0, f.offset - 20)
     marks = {a["class"]: (int(a["data-at"]), text) for a, text in p.marks if "data-at" in a}
-    assert marks["del"] == (f["offset"] - lo, "é")
-    assert marks["ins"] == (f["offset"] - lo, "e")
+    assert marks["del"] == (f.offset - lo, "é")
+    assert marks["ins"] == (f.offset - lo, "e")
     fails = _table(p, "tokenizer", "expected")
     assert _cell(fails, "A", "offset")[2].strip() == "7"
     assert _cell(fails, "A", "kind")[2] == "other"
@@ -458,11 +460,11 @@ def test_viewer_from_results_loads_tokenizers_and_suites(tmp_path: Path) -> None
 
 def test_a_tokenizer_that_cannot_load_is_a_note_not_an_error(tmp_path: Path) -> None:
     results, _ = _run_on_text_suite(tmp_path)
-    results.meta["tokenizers"]["ghost-tok"] = {
+    results.meta.tokenizers["ghost-tok"] = TokenizerInfo.from_dict({
         "name": "ghost-tok", "source": {"kind": "file", "path": str(tmp_path / "gone.json"),
-                                        "sha256": "ee" * 32}}
-    results.meta["suites"]["gone-suite"] = {"name": "gone-suite", "source": "text:/nonexistent",
-                                            "sha256": "ff" * 32}
+                                        "sha256": "ee" * 32}})
+    results.meta.suites["gone-suite"] = SuiteInfo(name="gone-suite", source="text:/nonexistent",
+                                                  sha256="ff" * 32)
     data = viewer_from_results(results)
     assert data["loaded"] == ["bytes", "chars"]
     assert data["tokenizers"] == ["bytes", "chars", "ghost-tok"]
@@ -494,7 +496,7 @@ def test_write_html_reuses_viewer_json_built_for_the_same_run(
     page = write_html(results, out, [], viewer_for(results, out)).read_text(encoding="utf-8")
     assert '"doc_id":"eng_Latn.txt:1"' in page
     # viewer data for other results is not reused
-    other = Results(rows=results.rows, meta={**results.meta, "tokenizers": {}})
+    other = Results(rows=results.rows, meta=dataclasses.replace(results.meta, tokenizers={}))
     assert load_viewer(out, other) is None
     save_viewer({"schema": "something else"}, out)
     assert load_viewer(out) is None

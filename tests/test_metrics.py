@@ -184,7 +184,7 @@ def test_premium_without_english_pivot_is_absent_but_other_metrics_remain():
     res = run([tok], [Suite("p", "1", docs, parallel=True)], ["premium", "compression"])
     assert not [r for r in res.rows if r.metric == "premium"]
     assert res.value("toy", "p", "all", "tokens") == 2
-    (warning,) = res.meta["warnings"]
+    (warning,) = res.meta.warnings or []
     assert "suite 'p' has no eng_Latn documents, so premium is not computed" in warning
 
 
@@ -195,8 +195,8 @@ def test_a_document_the_tokenizer_raises_on_is_a_failure_and_the_run_goes_on():
     assert res.value("toy", "s", "all", "tokens") == 2
     assert res.value("toy", "s", "all", "roundtrip") == 1.0
     (failure,) = res.failures
-    assert failure["doc_id"] == "bad" and failure["kind"] == "error"
-    assert "cannot encode 'b'" in failure["error"]
+    assert failure.doc_id == "bad" and failure.kind == "error"
+    assert "cannot encode 'b'" in (failure.error or "")
 
 
 def test_roundtrip_failure_is_recorded_with_document_and_offset():
@@ -205,7 +205,7 @@ def test_roundtrip_failure_is_recorded_with_document_and_offset():
     res = run([tok], [Suite("s", "1", docs)], ["roundtrip"])
     assert res.value("toy", "s", "all", "roundtrip") == 0.5
     (f,) = res.failures
-    assert (f["doc_id"], f["kind"], f["offset"]) == ("d1", "other", 2)
+    assert (f.doc_id, f.kind, f.offset) == ("d1", "other", 2)
 
 
 def test_vocabulary_facts():

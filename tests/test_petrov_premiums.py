@@ -75,7 +75,7 @@ def premiums(real_cache: Path) -> dict[tuple[str, str], float]:
     assert len(suite.documents) == 6 * 2009  # 997 dev + 1012 devtest lines per language
     results = tokbench.run(tokenizers=list(TOKENIZERS), suites=[suite], metrics=["premium"],
                            premium_join=True)
-    assert results.meta["errors"] == [] and results.failures == []
+    assert results.meta.errors == [] and results.failures == []
     return {(r.tokenizer, r.subset): float(r.value) for r in results.rows
             if r.metric == "premium" and r.value is not None}
 

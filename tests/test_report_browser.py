@@ -168,7 +168,7 @@ def test_tables_and_plots_render_offline(page: tuple[Any, Guard],
     per_metric = [t for t in build_tables(results) if len(t.subsets) > 1]
     # tokenizers, suites, one leaderboard per suite, one table per metric, the failures
     assert pg.locator("table.sortable").count() == 2 + 2 + len(per_metric) + 1
-    corpus_suite = next(s for s in results.meta["suites"] if s.startswith("text:"))
+    corpus_suite = next(s for s in results.meta.suites if s.startswith("text:"))
     board = pg.locator(f"section#suite-{corpus_suite.replace(':', '-')} table.leaderboard")
     assert board.is_visible()
     bytes_total = sum(len(t.encode()) for t in CORPUS.values()) - 6  # newlines: not text
@@ -241,11 +241,11 @@ def test_sorting_a_table_by_clicking_its_header(page: tuple[Any, Guard],
                                                 report: dict[str, Any]) -> None:
     pg, _ = page
     results = report["results"]
-    suite = next(s for s in results.meta["suites"] if s.startswith("text:"))
+    suite = next(s for s in results.meta.suites if s.startswith("text:"))
     board = pg.locator(f"section#suite-{suite.replace(':', '-')} table.leaderboard")
     names = board.locator("tbody tr th")
     before = names.all_inner_texts()
-    assert before == list(results.meta["tokenizers"])
+    assert before == list(results.meta.tokenizers)
     tokens = {r.tokenizer: r.value for r in results.rows
               if r.suite == suite and r.subset == "all" and r.metric == "tokens"}
     header = board.locator("thead th", has_text="tokens").first

@@ -10,6 +10,7 @@ from tests._toy import ToyTokenizer
 from tokbench.engine.runner import run
 from tokbench.errors import InputError
 from tokbench.metrics import metric_info
+from tokbench.record import Failure, RunMeta
 from tokbench.render.markdown import render_markdown
 from tokbench.render.tables import build_tables, format_value
 from tokbench.results import SCHEMA_VERSION, Results, Row, round_value
@@ -26,7 +27,7 @@ def test_round_value_keeps_six_significant_digits():
 
 def test_rows_are_sorted_and_keys_stable():
     r = Results(rows=[Row("b", "s", "all", "tokens", 2), Row("a", "s", "all", "tokens", 1)],
-                meta={"z": 1, "a": {"y": 2, "b": 3}})
+                meta=RunMeta.from_dict({"z": 1, "a": {"y": 2, "b": 3}}))
     d = r.to_dict()
     assert [x["tokenizer"] for x in d["rows"]] == ["a", "b"]
     assert list(d) == ["schema", "schema_version", "meta", "rows", "failures"]
@@ -36,7 +37,8 @@ def test_rows_are_sorted_and_keys_stable():
 
 def test_save_load_roundtrip(tmp_path):
     r = Results(rows=[Row("a", "s", "all", "bytes_per_token", 1 / 3, {"spread": 0.25})],
-                meta={"k": "v"}, failures=[{"tokenizer": "a", "doc_id": "d1"}])
+                meta=RunMeta.from_dict({"k": "v"}),
+                failures=[Failure.from_dict({"tokenizer": "a", "doc_id": "d1"})])
     path = r.save(tmp_path)
     assert path.name == "results.json"
     back = Results.load(tmp_path)
@@ -50,7 +52,7 @@ def test_two_identical_runs_give_identical_rows():
     a = run([tok], [suite], ["compression", "roundtrip", "unknown", "vocab_use"])
     b = run([tok], [suite], ["compression", "roundtrip", "unknown", "vocab_use"])
     assert [x.to_dict() for x in a.sorted_rows()] == [x.to_dict() for x in b.sorted_rows()]
-    assert a.meta["suites"]["s"]["sha256"] == b.meta["suites"]["s"]["sha256"]
+    assert a.meta.suites["s"].sha256 == b.meta.suites["s"].sha256
 
 
 @pytest.mark.parametrize(("content", "message"), [
@@ -78,7 +80,7 @@ def test_tables_mark_the_best_value_by_direction():
                       Row("b", "s", "all", "bytes_per_token", 3.0),
                       Row("a", "s", "all", "fertility", 1.5),
                       Row("b", "s", "all", "fertility", 1.2)],
-                meta={"tokenizers": {"a": {}, "b": {}}, "suites": {"s": {}}})
+                meta=RunMeta.from_dict({"tokenizers": {"a": {}, "b": {}}, "suites": {"s": {}}}))
     tables = {t.metric.name: t for t in build_tables(r)}
     assert tables["bytes_per_token"].best["all"] == {"b"}  # higher is better
     assert tables["fertility"].best["all"] == {"b"}  # lower is better

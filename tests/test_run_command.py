@@ -24,9 +24,9 @@ def test_run_writes_every_output(tmp_path: Path) -> None:
     assert {"results.json", "results.csv", "report.md", "report.html"} <= names
     assert any(n.endswith(".png") for n in names)
     res = Results.load(out)
-    assert res.meta["complete"] is True
+    assert res.meta.complete is True
     # one token per UTF-8 byte of the suite
-    unicode_bytes = res.meta["suites"]["unicode"]["bytes"]
+    unicode_bytes = res.meta.suites["unicode"].bytes
     assert res.value("bytes", "unicode", "all", "tokens") == unicode_bytes
     assert res.value("bytes", "unicode", "all", "bytes_per_token") == 1.0
     assert res.value("chars", "unicode", "all", "chars_per_token") == 1.0
@@ -41,7 +41,7 @@ def test_config_file_and_flags_override_it(tmp_path: Path) -> None:
     assert main(["run", "--config", str(config), "-t", "chars", "--out", str(out), "--no-html",
                  "--no-plots", *FAST]) == 0
     res = Results.load(out)
-    assert set(res.meta["tokenizers"]) == {"chars"}
+    assert set(res.meta.tokenizers) == {"chars"}
     assert {r.metric for r in res.rows} == {"tokens", "bytes_per_token", "chars_per_token"}
 
 
@@ -90,5 +90,5 @@ def test_interrupted_run_keeps_finished_units_and_resume_finishes(
     assert main([*argv, "--resume"]) == 0
     assert calls == ["numbers"]  # the finished unit was reused
     res = Results.load(out)
-    assert res.meta["complete"] is True
+    assert res.meta.complete is True
     assert {r.suite for r in res.rows} == {"unicode", "numbers"}

@@ -26,16 +26,16 @@ def test_resume_does_not_reuse_a_unit_measured_for_other_metrics() -> None:
     resumed = run(["bytes"], ["unicode"], ["compression", "roundtrip"], resume=first)
     assert "roundtrip" in metrics_of(resumed, "bytes", "unicode")
     again = run(["bytes"], ["unicode"], ["compression"], resume=first)
-    assert again.meta["finished_units"] == [["bytes", "unicode"]]
+    assert again.meta.finished_units == [["bytes", "unicode"]]
     assert sorted(r.key for r in again.rows) == sorted(r.key for r in first.rows)
 
 
 def test_a_reused_run_keeps_its_word_segmenters() -> None:
     first = run(["chars"], ["multilingual?languages=eng_Latn,deu_Latn"], ["fertility"])
-    assert first.meta["segmenters"]["deu_Latn"].startswith("unicode-whitespace-punct")
+    assert (first.meta.segmenters or {})["deu_Latn"].startswith("unicode-whitespace-punct")
     again = run(["chars"], ["multilingual?languages=eng_Latn,deu_Latn"], ["fertility"],
                 resume=first)
-    assert again.meta["segmenters"] == first.meta["segmenters"]
+    assert again.meta.segmenters == first.meta.segmenters
 
 
 def test_two_suites_with_one_name_are_refused(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -47,7 +47,7 @@ def test_two_suites_with_one_name_are_refused(tmp_path) -> None:  # type: ignore
             ["compression"])
     ok = run(["bytes"], [f"text:{tmp_path / 'dupA/data'}",
                          f"text:{tmp_path / 'dupB/data'}?name=B"], ["compression"])
-    assert set(ok.meta["suites"]) == {"text:data", "B"}
+    assert set(ok.meta.suites) == {"text:data", "B"}
 
 
 def test_the_same_tokenizer_twice_is_refused() -> None:

@@ -287,7 +287,7 @@ def test_flores_fit_reproduces_tokens_per_char_within_1pct(tmp_path: Path) -> No
     config = SweepConfig(sizes=sizes, train=TrainConfig(vocab_size=16384),
                          metrics=("compression",), scaling=ScalingSettings(7e9))
     run = sweep(corpus, [held], config, tmp_path)
-    sc = run.results.meta["sweep"]["scaling"]
+    sc = (run.results.meta.sweep or {})["scaling"]
     assert len(sc["groups"]) == 43  # all + 42 languages
     assert all(g["fit"]["sizes"] == list(sizes) for g in sc["groups"].values())
     fit = sc["groups"]["all"]["fit"]

@@ -11,6 +11,7 @@ import pytest
 from tokbench.adapters.base import SourceInfo, Tokenizer
 from tokbench.ci.compare import BETTER, NOT_SIGNIFICANT, WORSE, compare
 from tokbench.metrics import FAMILIES, METRICS, resolve_families
+from tokbench.record import RunMeta, TokenizerInfo
 from tokbench.results import Results, Row
 from tokbench.speed.clock import Clocks
 from tokbench.speed.latency import LatencyBudget, measure_latency
@@ -383,7 +384,7 @@ def test_speed_report_sections_and_plots(tmp_path: Path) -> None:
                  {"threads_asked": 2, "threads_used": 1.0, "ignored": "asked 2 threads"}),
              Row("fake", "speed", "all", "load_s", 0.25, {}),
              Row("fake", "speed", "all", "rss_mb", 40.0, {"peak_rss_mb": 150.0})]
-    results = Results(rows=rows, meta={"tokenizers": {"fake": {}}})
+    results = Results(rows=rows, meta=RunMeta(tokenizers={"fake": TokenizerInfo()}))
     md = render_markdown(results)
     for title in ("## Speed", "### Latency of single calls (µs)",
                   "### Single-thread encode rate (MB/s)", "### Batch throughput against threads",
@@ -436,6 +437,6 @@ def test_the_speed_family_runs_in_tokbench_run_once_per_tokenizer() -> None:
     speed = [r for r in results.rows if r.suite == "speed"]
     assert {r.tokenizer for r in speed} == {"bytes", "chars"}
     assert {"encode_p50_us", "encode_p99_us", "encode_mb_s"} <= {r.metric for r in speed}
-    assert ["bytes", "speed"] in results.meta["finished_units"]
-    assert "speed" in results.meta["suites"]
+    assert ["bytes", "speed"] in (results.meta.finished_units or [])
+    assert "speed" in results.meta.suites
     assert not any(r.suite == "speed" for r in run(["bytes"], ["unicode"], None).rows)

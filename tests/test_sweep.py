@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from tokbench.errors import InputError
+from tokbench.record import RunMeta, SuiteInfo
 from tokbench.results import Results, Row
 from tokbench.suites.model import Document, Suite
 from tokbench.vocab.sweep import (
@@ -132,7 +133,7 @@ def test_recommendation_rule_by_hand() -> None:
 def test_cost_by_hand() -> None:
     """2 suites of 500,000 bytes each; 1k makes 400,000 + 300,000 tokens, 2k 350,000 +
     250,000: 700,000 and 600,000 tokens per 1M bytes, 2k saves 1/7 = 14.2857%."""
-    meta = {"suites": {"a": {"bytes": 500_000}, "b": {"bytes": 500_000}}}
+    meta = RunMeta(suites={"a": SuiteInfo(bytes=500_000), "b": SuiteInfo(bytes=500_000)})
     rows = [Row("bpe-1k", "a", "all", "tokens", 400_000), Row("bpe-1k", "b", "all", "tokens",
                                                                   300_000),
             Row("bpe-2k", "a", "all", "tokens", 350_000), Row("bpe-2k", "b", "all", "tokens",
@@ -248,7 +249,8 @@ def test_sweep_end_to_end(tmp_path: Path) -> None:
     assert [(o["suite"], o["overlapping"]) for o in overlap] == [("multilingual", 10)]
     saved = Results.load(run.path)
     assert run.path == tmp_path / "sweep.json"
-    sw = saved.meta["sweep"]
+    sw = saved.meta.sweep
+    assert sw is not None
     assert sw["sizes"] == [300, 600] and sw["names"] == ["bpe-300", "bpe-600"]
     assert sw["algo"] == "bpe" and sw["corpus_sha256"] == corpus.sha256
     assert "within 5%" in sw["rule"]

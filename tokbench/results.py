@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from tokbench.constants import ALL, PIVOT
 from tokbench.errors import InputError
+from tokbench.record import Failure, RunMeta
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -93,14 +94,14 @@ class Row:
 class Results:
     """A run's results: ``meta`` (what was run), ``rows`` and ``failures``.
 
-    ``meta`` keys: tokbench_version, created, git_commit, machine, settings,
-    tokenizers (name -> describe()), suites (name -> describe()).
-    ``failures``: round-trip failures and documents a tokenizer raised on, as dicts.
+    ``meta`` (``tokbench.record.RunMeta``): versions, machine, settings, tokenizers,
+    suites, errors, timings. ``failures`` (``tokbench.record.Failure``): round-trip
+    failures and documents a tokenizer raised on.
     """
 
     rows: list[Row] = field(default_factory=list)
-    meta: dict[str, Any] = field(default_factory=dict)
-    failures: list[dict[str, Any]] = field(default_factory=list)
+    meta: RunMeta = field(default_factory=RunMeta)
+    failures: list[Failure] = field(default_factory=list)
 
     def sorted_rows(self) -> list[Row]:
         return sorted(self.rows, key=lambda r: r.key)
@@ -116,11 +117,10 @@ class Results:
         return {
             "schema": SCHEMA,
             "schema_version": SCHEMA_VERSION,
-            "meta": _sort_keys(round_value(self.meta)),
+            "meta": _sort_keys(round_value(self.meta.to_dict())),
             "rows": [r.to_dict() for r in self.sorted_rows()],
-            "failures": [_sort_keys(f) for f in sorted(
-                self.failures, key=lambda f: (f.get("tokenizer", ""), f.get("suite", ""),
-                                              str(f.get("doc_id", ""))))],
+            "failures": [_sort_keys(f.to_dict())
+                         for f in sorted(self.failures, key=lambda f: f.sort_key)],
         }
 
     def to_json(self) -> str:
@@ -151,11 +151,12 @@ class Results:
                 raise InputError(f"{origin}: {key!r} must be a JSON "
                                  f"{'object' if kind is dict else 'array'}, got "
                                  f"{type(value).__name__}")
-        _check_meta(meta, origin)
         if not all(isinstance(f, dict) for f in failures):
             raise InputError(f"{origin}: every entry of 'failures' must be an object")
         return cls(rows=[Row.from_dict(r, f"{origin}: row {i}") for i, r in enumerate(rows)],
-                   meta=meta, failures=failures)
+                   meta=RunMeta.from_dict(meta, "meta", origin),
+                   failures=[Failure.from_dict(f, f"failures[{i}]", origin)
+                             for i, f in enumerate(failures)])
 
     @classmethod
     def load(cls, path: str | Path) -> Results:
@@ -181,69 +182,6 @@ class Results:
         import pandas as pd
 
         return pd.DataFrame([r.to_dict() for r in self.sorted_rows()])
-
-
-_NONE = type(None)
-_TEXT = (str, _NONE)
-
-#: The shape of what renderers and ``compare`` read from ``meta``: a tuple of types, a
-#: list ``[shape]`` (an array of it), or a dict of key -> shape (``"*"``: every value);
-#: keys are optional and other keys are allowed, so older and newer files still load.
-META_SHAPE: dict[str, Any] = {
-    "tokbench_version": _TEXT, "created": _TEXT, "git_commit": _TEXT, "complete": (bool,),
-    "machine": {}, "settings": {}, "timings": {}, "metric_families": [(str,)],
-    "errors": [{"tokenizer": (str,), "suite": (str,), "error": (str,)}], "warnings": [(str,)],
-    "segmenters": {"*": _TEXT},
-    "tokenizers": {"*": {
-        "name": (str,), "backend": _TEXT, "backend_version": _TEXT,
-        "vocab_size": (int, _NONE), "unk_id": (int, _NONE), "byte_fallback": (bool, _NONE),
-        "special_tokens": {"*": (int,)},
-        "source": {"kind": _TEXT, "location": _TEXT, "sha256": _TEXT, "path": _TEXT}}},
-    "suites": {"*": {
-        "name": (str,), "version": _TEXT, "sha256": _TEXT, "source": _TEXT, "spec": _TEXT,
-        "parallel": (bool,), "subset_by": _TEXT, "documents": (int,), "bytes": (int,),
-        "languages": [(str,)], "left_out": {"*": (int,)}}},
-}
-
-
-def _check_meta(meta: dict[str, Any], origin: str) -> None:
-    """``meta`` has the shape of ``META_SHAPE`` where it has those keys."""
-    _check_shape(meta, META_SHAPE, "meta", origin)
-
-
-def _check_shape(value: Any, shape: Any, where: str, origin: str) -> None:
-    if isinstance(shape, tuple):
-        ok = isinstance(value, shape) and not (isinstance(value, bool) and bool not in shape)
-        if not ok:
-            raise InputError(f"{origin}: {where} must be "
-                             f"{' or '.join(_json_name(k) for k in shape)}, got "
-                             f"{_json_name(type(value))}")
-    elif isinstance(shape, list):
-        if not isinstance(value, list):
-            raise InputError(f"{origin}: {where} must be an array, got "
-                             f"{_json_name(type(value))}")
-        for i, item in enumerate(value):
-            _check_shape(item, shape[0], f"{where}[{i}]", origin)
-    else:
-        if not isinstance(value, dict):
-            raise InputError(f"{origin}: {where} must be an object, got "
-                             f"{_json_name(type(value))}")
-        for key, item in value.items():
-            sub = shape.get(key, shape.get("*"))
-            if sub is not None:
-                _check_shape(item, sub, f"{where}.{key}", origin)
-
-
-def _json_name(kind: type) -> str:
-    return {dict: "an object", list: "an array", str: "a string", bool: "true or false",
-            _NONE: "null", int: "a number", float: "a number"}.get(kind, kind.__name__)
-
-
-def error_subject(err: dict[str, Any]) -> str:
-    """``"tokenizer gpt2"`` or ``"suite text:x"``: what an entry of ``meta.errors`` is about."""
-    if "suite" in err and "tokenizer" not in err:
-        return f"suite {err.get('suite')}"
-    return f"tokenizer {err.get('tokenizer')}"
 
 
 def migrate(data: dict[str, Any], origin: str) -> dict[str, Any]:

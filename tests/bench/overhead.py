@@ -95,7 +95,7 @@ def main() -> None:
     res = run(toks, suites, metrics)
     wall = time.perf_counter() - t0
     own = sum(t.spent for t in toks)
-    words = res.meta["timings"]["words_s"]
+    words = (res.meta.timings or {})["words_s"]
     print(f"tokenizers: {len(toks)}, suites: {len(suites)}, "
           f"documents: {sum(len(s) for s in suites)}")
     for t in toks:

@@ -20,6 +20,7 @@ from tokbench.adapters.base import Tokenizer, align_spans
 from tokbench.ci.compare import compare
 from tokbench.metrics import FAMILIES
 from tokbench.metrics.compute import TokenTable, measure_documents
+from tokbench.record import RunMeta
 from tokbench.results import Results, Row
 from tokbench.suites import load_suite
 from tokbench.suites.model import Suite
@@ -71,7 +72,7 @@ def _big_results(seed: int, tokenizers: int = 8, subsets: int = 40) -> Results:
     meta = {"suites": {f"suite{s}": {"sha256": "ab" * 32} for s in range(5)},
             "tokenizers": {f"tok{t}": {"backend_version": "1", "source": {"sha256": "cd" * 32}}
                            for t in range(tokenizers)}}
-    return Results(rows=rows, meta=meta)
+    return Results(rows=rows, meta=RunMeta.from_dict(meta))
 
 
 @pytest.fixture(scope="module")

@@ -480,8 +480,9 @@ def build_wordpiece(vocab: GGUFVocab) -> tokenizers.Tokenizer:
     by_id = {i: p for p, i in pieces.items()}
     lowercase = vocab.flags.get("lowercase", True)
     strip_accents = vocab.flags.get("strip_accents", lowercase)
-    backend = tk.Tokenizer(tk.models.WordPiece(pieces, unk_token=by_id.get(unk_id, "[UNK]"),
-                                               max_input_chars_per_word=100))
+    model = tk.models.WordPiece(pieces, unk_token=by_id.get(unk_id, "[UNK]"),
+                                max_input_chars_per_word=100)
+    backend: tokenizers.Tokenizer = tk.Tokenizer(model)
     backend.normalizer = tk.normalizers.BertNormalizer(
         clean_text=True, handle_chinese_chars=True, strip_accents=strip_accents,
         lowercase=lowercase)
@@ -618,7 +619,7 @@ def build_byte_bpe(vocab: GGUFVocab, pre: str) -> tokenizers.Tokenizer:
     except Exception as e:  # tokenizers names the merge whose pieces are not in the vocab
         raise CorruptFileError(f"{vocab.path}: inconsistent BPE merges "
                                f"({str(e).splitlines()[0][:200]})") from e
-    backend = tk.Tokenizer(model)
+    backend: tokenizers.Tokenizer = tk.Tokenizer(model)
     if spec.nfc:
         backend.normalizer = tk.normalizers.NFC()
     backend.pre_tokenizer = _pre_tokenizer(spec)

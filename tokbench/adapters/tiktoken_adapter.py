@@ -243,8 +243,10 @@ def _encoding(tk: Any, path: Path, *, name: str, pat_str: str, ranks: dict[bytes
                 f"(highest id {top}) do not make the declared {explicit_n_vocab} ids; "
                 "check the preset or explicit_n_vocab")
     try:
-        return tk.Encoding(name=name, pat_str=pat_str, mergeable_ranks=ranks,
-                           special_tokens=special_tokens, explicit_n_vocab=explicit_n_vocab)
+        enc: tiktoken.Encoding = tk.Encoding(name=name, pat_str=pat_str, mergeable_ranks=ranks,
+                                    special_tokens=special_tokens,
+                                    explicit_n_vocab=explicit_n_vocab)
+        return enc
     except BaseException as exc:  # a Rust panic (pyo3 PanicException) is a BaseException
         if not isinstance(exc, Exception) and type(exc).__name__ != "PanicException":
             raise

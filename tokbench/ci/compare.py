@@ -35,7 +35,8 @@ from typing import Any, TypeGuard
 from tokbench.constants import ALL, VOCAB_SUITE
 from tokbench.errors import InputError, UnknownNameError
 from tokbench.metrics import FAMILIES, METRICS, MetricInfo, metric_info
-from tokbench.results import SIGNIFICANT_DIGITS, Results, Row, error_subject, round_value
+from tokbench.record import Failure, RunMeta, SuiteInfo, TokenizerInfo
+from tokbench.results import SIGNIFICANT_DIGITS, Results, Row, round_value
 
 SCHEMA = "tokbench.ci.compare"
 SCHEMA_VERSION = 1
@@ -256,8 +257,8 @@ class RunInfo:
     @classmethod
     def of(cls, results: Results, label: str) -> RunInfo:
         meta = results.meta
-        return cls(label, meta.get("git_commit"), meta.get("created"),
-                   (meta.get("machine") or {}).get("hostname"), bool(meta.get("complete", True)))
+        return cls(label, meta.git_commit, meta.created, meta.machine.get("hostname"),
+                   meta.complete)
 
     def short(self) -> str:
         commit = (self.commit or "")[:12] or "no commit"
@@ -276,9 +277,9 @@ class Comparison:
     rows: list[RowChange]
     thresholds: dict[str, str] = field(default_factory=dict)
     allowed: frozenset[str] = frozenset()
-    new_errors: list[dict[str, Any]] = field(default_factory=list)  # docs that now raise
-    new_roundtrip_failures: list[dict[str, Any]] = field(default_factory=list)
-    fixed_failures: list[dict[str, Any]] = field(default_factory=list)
+    new_errors: list[Failure] = field(default_factory=list)  # docs that now raise
+    new_roundtrip_failures: list[Failure] = field(default_factory=list)
+    fixed_failures: list[Failure] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
     @property
@@ -358,9 +359,9 @@ class Comparison:
             "thresholds": dict(self.thresholds), "allowed_changes": sorted(self.allowed),
             "not_comparable": [{"tokenizer": t, "suite": s, "reason": r, "rows": n}
                                for t, s, r, n in self.not_comparable()],
-            "new_errors": self.new_errors,
-            "new_roundtrip_failures": self.new_roundtrip_failures,
-            "fixed_failures": self.fixed_failures,
+            "new_errors": _failure_dicts(self.new_errors),
+            "new_roundtrip_failures": _failure_dicts(self.new_roundtrip_failures),
+            "fixed_failures": _failure_dicts(self.fixed_failures),
             "warnings": list(self.warnings),
             "rows": [r.to_dict() for r in rows],
         }
@@ -371,9 +372,9 @@ def load_run(path: str | Path) -> Results:
     results = Results.load(path)
     if not results.rows:
         p = Path(path)
-        errors = results.meta.get("errors") or []
-        why = f" (every tokenizer or suite failed, e.g. {error_subject(errors[0])}: " \
-              f"{errors[0].get('error')})" if errors else ""
+        errors = results.meta.errors
+        why = f" (every tokenizer or suite failed, e.g. {errors[0].subject}: " \
+              f"{errors[0].error})" if errors else ""
         raise InputError(f"{p}: the run has no rows{why}; there is nothing to compare")
     return results
 
@@ -421,7 +422,7 @@ def compare(base: Results, new: Results, *, fail: Iterable[str] | Thresholds | N
             _judge(change, b, n, *judged[metric], allow_missing=allow_missing)
             if metric == "roundtrip":
                 change.documents = failures.new_roundtrip_docs(tokenizer, suite, subset,
-                                                              base.meta, new.meta)
+                                                              new.meta)
         out.append(change)
 
     comparable = [pair for pair in failures.pairs() if not inputs.pair_reasons(*pair)]
@@ -440,9 +441,8 @@ def compare(base: Results, new: Results, *, fail: Iterable[str] | Thresholds | N
     for info, results in ((comp.base, base), (comp.new, new)):
         if not info.complete:
             comp.warnings.append(f"{info.label} is an incomplete (interrupted) run")
-        for err in results.meta.get("errors") or []:
-            comp.warnings.append(f"{info.label}: {error_subject(err)} was not run "
-                                 f"({err.get('error')})")
+        for err in results.meta.errors:
+            comp.warnings.append(f"{info.label}: {err.subject} was not run ({err.error})")
     return comp
 
 
@@ -469,7 +469,7 @@ def same_within_rounding(a: Any, b: Any) -> bool:
     if scale == 0 or ra == rb:
         return True
     last_digit = 10.0 ** (math.floor(math.log10(scale)) - (SIGNIFICANT_DIGITS - 1))
-    return abs(ra - rb) <= last_digit * (1 + 1e-9)
+    return bool(abs(ra - rb) <= last_digit * (1 + 1e-9))
 
 
 def timing_range(row: Row) -> tuple[float, float] | None:
@@ -633,20 +633,19 @@ class _InputCheck:
             return self._cache[key]
         out: list[tuple[str, str, tuple[str, ...] | None]] = []
         if suite != VOCAB_SUITE:
-            bs = _get(self.base, "suites", suite, "sha256")
-            ns = _get(self.new, "suites", suite, "sha256")
+            bs, ns = _suite(self.base, suite).sha256, _suite(self.new, suite).sha256
             if bs and ns and bs != ns:
                 out.append(("suite", f"suite {suite!r} content changed "
                                      f"(sha256 {bs[:12]} → {ns[:12]})", None))
-        bt = _get(self.base, "tokenizers", tokenizer, "source", "sha256")
-        nt = _get(self.new, "tokenizers", tokenizer, "source", "sha256")
+        base_tok, new_tok = _tokenizer(self.base, tokenizer), _tokenizer(self.new, tokenizer)
+        bt = base_tok.source.sha256
+        nt = new_tok.source.sha256
         if bt and nt and bt != nt:
             out.append(("tokenizer", f"tokenizer {tokenizer!r} file changed "
                                      f"(sha256 {bt[:12]} → {nt[:12]})", None))
-        bb = _get(self.base, "tokenizers", tokenizer, "backend_version")
-        nb = _get(self.new, "tokenizers", tokenizer, "backend_version")
+        bb, nb = base_tok.backend_version, new_tok.backend_version
         if bb and nb and bb != nb:
-            backend = _get(self.new, "tokenizers", tokenizer, "backend") or "backend"
+            backend = new_tok.backend or "backend"
             out.append(("backend", f"{backend} version changed ({bb} → {nb})", None))
         out += [("settings", text, scope) for text, scope in self._settings]
         out += [("definition", text, scope) for text, scope in self._definitions]
@@ -674,17 +673,23 @@ class _InputCheck:
                 if scope is None and kind not in self.allowed]
 
 
-def _get(meta: Mapping[str, Any], *path: str) -> Any:
-    node: Any = meta
-    for p in path:
-        if not isinstance(node, Mapping):
-            return None
-        node = node.get(p)
-    return node
+def _suite(meta: RunMeta, name: str) -> SuiteInfo:
+    """What ``meta`` says of suite ``name`` (an empty record if nothing)."""
+    return meta.suites.get(name) or SuiteInfo()
 
 
-def _machine_change(base: Mapping[str, Any], new: Mapping[str, Any]) -> str | None:
-    bm, nm = base.get("machine") or {}, new.get("machine") or {}
+def _tokenizer(meta: RunMeta, name: str) -> TokenizerInfo:
+    """What ``meta`` says of tokenizer ``name`` (an empty record if nothing)."""
+    return meta.tokenizers.get(name) or TokenizerInfo()
+
+
+def _failure_dicts(failures: Sequence[Failure]) -> list[dict[str, Any]]:
+    """Failures as JSON objects, keys sorted as in results.json."""
+    return [dict(sorted(f.to_dict().items())) for f in failures]
+
+
+def _machine_change(base: RunMeta, new: RunMeta) -> str | None:
+    bm, nm = base.machine, new.machine
     fields = ("hostname", "cpus", "processor")
     if not bm or not nm or all(bm.get(f) == nm.get(f) for f in fields):
         return None
@@ -695,19 +700,18 @@ def _machine_change(base: Mapping[str, Any], new: Mapping[str, Any]) -> str | No
     return f"timings from different machines ({show(bm)} → {show(nm)})"
 
 
-def _definition_changes(base: Mapping[str, Any], new: Mapping[str, Any]
+def _definition_changes(base: RunMeta, new: RunMeta
                         ) -> list[tuple[str, tuple[str, ...] | None]]:
     """Metrics whose recorded formula differs between the runs (each concerns one metric)."""
-    bf, nf = base.get("metric_formulas") or {}, new.get("metric_formulas") or {}
+    bf, nf = base.metric_formulas or {}, new.metric_formulas or {}
     return [(f"definition of {m} changed ({bf[m]} → {nf[m]})", (m,))
             for m in sorted(bf.keys() & nf.keys()) if bf[m] != nf[m]]
 
 
-def _segmenter_changes(base: Mapping[str, Any], new: Mapping[str, Any], suite: str
-                       ) -> list[str]:
+def _segmenter_changes(base: RunMeta, new: RunMeta, suite: str) -> list[str]:
     """Languages of ``suite`` whose word segmenter (name and version) differs."""
-    bs, ns = base.get("segmenters") or {}, new.get("segmenters") or {}
-    langs = _get(new, "suites", suite, "languages") or sorted(bs.keys() & ns.keys())
+    bs, ns = base.segmenters or {}, new.segmenters or {}
+    langs = _suite(new, suite).languages or sorted(bs.keys() & ns.keys())
     out = []
     for lang in langs:
         if lang in bs and lang in ns and bs[lang] != ns[lang]:
@@ -715,9 +719,8 @@ def _segmenter_changes(base: Mapping[str, Any], new: Mapping[str, Any], suite: s
     return out
 
 
-def _settings_changes(base: Mapping[str, Any], new: Mapping[str, Any]
-                      ) -> list[tuple[str, tuple[str, ...] | None]]:
-    bs, ns = base.get("settings") or {}, new.get("settings") or {}
+def _settings_changes(base: RunMeta, new: RunMeta) -> list[tuple[str, tuple[str, ...] | None]]:
+    bs, ns = base.settings, new.settings
     if not bs or not ns:
         return []
     out: list[tuple[str, tuple[str, ...] | None]] = []
@@ -735,43 +738,36 @@ class _FailureDiff:
     def __init__(self, base: Results, new: Results) -> None:
         self.before = self._index(base.failures)
         self.after = self._index(new.failures)
-        self._new_roundtrip: dict[tuple[str, str], list[tuple[str, Any]]] | None = None
+        self._new_roundtrip: dict[tuple[str, str], list[tuple[str, str | None]]] | None = None
 
     @staticmethod
-    def _index(failures: Sequence[dict[str, Any]]
-               ) -> dict[tuple[str, str, str, bool], dict[str, Any]]:
-        out = {}
-        for f in failures:
-            is_error = f.get("kind") == "error"
-            out[(str(f.get("tokenizer")), str(f.get("suite")), str(f.get("doc_id")),
-                 is_error)] = f
-        return out
+    def _index(failures: Sequence[Failure]) -> dict[tuple[str, str, str, bool], Failure]:
+        return {(f.tokenizer, f.suite, str(f.doc_id), f.kind == "error"): f for f in failures}
 
     def pairs(self) -> set[tuple[str, str]]:
         return {(k[0], k[1]) for k in self.before.keys() | self.after.keys()}
 
-    def appeared(self, pairs: Iterable[tuple[str, str]], errors: bool) -> list[dict[str, Any]]:
+    def appeared(self, pairs: Iterable[tuple[str, str]], errors: bool) -> list[Failure]:
         keep = set(pairs)
         return [f for k, f in sorted(self.after.items())
                 if k[3] == errors and (k[0], k[1]) in keep and k not in self.before]
 
-    def fixed(self, pairs: Iterable[tuple[str, str]]) -> list[dict[str, Any]]:
+    def fixed(self, pairs: Iterable[tuple[str, str]]) -> list[Failure]:
         keep = set(pairs)
         return [f for k, f in sorted(self.before.items())
                 if (k[0], k[1]) in keep and k not in self.after]
 
     def new_roundtrip_docs(self, tokenizer: str, suite: str, subset: str,
-                           base_meta: Mapping[str, Any], new_meta: Mapping[str, Any]
-                           ) -> list[str]:
+                           new_meta: RunMeta) -> list[str]:
         """Ids of documents of this row that newly fail to round-trip."""
-        by_lang = (_get(new_meta, "suites", suite, "subset_by") or "lang") == "lang"
+        by_lang = (_suite(new_meta, suite).subset_by or "lang") == "lang"
         if subset != ALL and not by_lang:
             return []  # failures record a document's language, not its domain
         if self._new_roundtrip is None:
             self._new_roundtrip = {}
             for k, f in sorted(self.after.items()):
                 if not k[3] and k not in self.before:
-                    self._new_roundtrip.setdefault((k[0], k[1]), []).append((k[2], f.get("lang")))
+                    self._new_roundtrip.setdefault((k[0], k[1]), []).append((k[2], f.lang))
         return [doc for doc, lang in self._new_roundtrip.get((tokenizer, suite), [])
                 if subset == ALL or lang in (None, subset)]
 

@@ -23,6 +23,7 @@ from typing import Any
 
 from tokbench.errors import InputError, UnknownNameError
 from tokbench.paths import user_path
+from tokbench.record import TokenizerInfo
 from tokbench.results import Results
 
 DEFAULT_PATH = Path("reports") / "history.sqlite"
@@ -151,19 +152,17 @@ class History:
         are timed to the second: two runs of one second are told apart by their content).
         """
         meta = results.meta
-        machine = meta.get("machine") or {}
+        machine = meta.machine
         digest = hashlib.sha256(results.to_json().encode("utf-8")).hexdigest()
-        key = (meta.get("git_commit") or "", meta.get("created") or "",
-               machine.get("hostname") or "", digest)
-        tokenizers = meta.get("tokenizers") or {}
-        suites = meta.get("suites") or {}
+        key = (meta.git_commit or "", meta.created or "", machine.get("hostname") or "", digest)
+        tokenizers, suites = meta.tokenizers, meta.suites
         with self.db:
             cur = self.db.execute(
                 "INSERT OR IGNORE INTO runs (git_commit, created, machine, digest, machine_json, "
                 "tokbench_version, complete, recorded, source) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (*key, json.dumps(machine, sort_keys=True), meta.get("tokbench_version"),
-                 int(bool(meta.get("complete", True))),
+                (*key, json.dumps(machine, sort_keys=True), meta.tokbench_version,
+                 int(meta.complete),
                  datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), source))
             if cur.rowcount == 0:
                 return None
@@ -172,9 +171,8 @@ class History:
                 "INSERT OR REPLACE INTO measurements VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [(run_id, r.tokenizer, r.suite, r.subset, r.metric, _storable(r.value),
                   json.dumps(r.extra, sort_keys=True) if r.extra else None,
-                  ((tokenizers.get(r.tokenizer) or {}).get("source") or {}).get("sha256"),
-                  (tokenizers.get(r.tokenizer) or {}).get("backend_version"),
-                  (suites.get(r.suite) or {}).get("sha256"))
+                  *_tokenizer_facts(tokenizers.get(r.tokenizer)),
+                  suite.sha256 if (suite := suites.get(r.suite)) is not None else None)
                  for r in results.rows])
         return run_id
 
@@ -260,3 +258,10 @@ def _relative(prev: Any, value: Any) -> float | None:
 
 
 __all__ = ["DEFAULT_PATH", "ENV", "History", "Point", "history_path"]
+
+
+def _tokenizer_facts(info: TokenizerInfo | None) -> tuple[str | None, str | None]:
+    """(file sha256, backend version) of a tokenizer as a run recorded it."""
+    if info is None:
+        return None, None
+    return info.source.sha256, info.backend_version

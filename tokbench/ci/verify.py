@@ -16,6 +16,7 @@ from typing import Any
 from tokbench.ci.compare import same_within_rounding
 from tokbench.errors import InputError
 from tokbench.metrics import metric_info
+from tokbench.record import RunMeta, TokenizerInfo
 from tokbench.results import Results
 
 
@@ -46,11 +47,11 @@ class Verification:
         return not self.problems and all(c.ok for c in self.checks)
 
 
-def _settings(meta: dict[str, Any]) -> Any:
+def _settings(meta: RunMeta) -> Any:
     from tokbench.engine.runner import Settings
 
     known = set(Settings.__dataclass_fields__)
-    recorded = meta.get("settings") or {}
+    recorded = meta.settings
     unknown = sorted(set(recorded) - known)
     if unknown:
         raise InputError(f"results record setting(s) {', '.join(unknown)} this tokbench does "
@@ -67,27 +68,27 @@ def inputs(results: Results) -> tuple[list[Any], list[Any], list[str]]:
     meta = results.meta
     problems: list[str] = []
     toks = []
-    for name, info in (meta.get("tokenizers") or {}).items():
-        spec = info.get("spec") or name
+    for name, info in meta.tokenizers.items():
+        spec = info.spec or name
         tok = load_tokenizer(spec)
-        want = (info.get("source") or {}).get("sha256")
-        got = tok.describe()
-        have = (got.get("source") or {}).get("sha256")
+        want = info.source.sha256
+        got = TokenizerInfo.from_dict(tok.describe(), "describe()", name)
+        have = got.source.sha256
         if want and have and want != have:
             problems.append(f"tokenizer {name!r}: file sha256 {have[:12]} is not the recorded "
                             f"{want[:12]}")
-        if info.get("backend_version") and got.get("backend_version") != info["backend_version"]:
-            problems.append(f"tokenizer {name!r}: {info.get('backend')} "
-                            f"{got.get('backend_version')} is not the recorded "
-                            f"{info['backend_version']}")
+        if info.backend_version and got.backend_version != info.backend_version:
+            problems.append(f"tokenizer {name!r}: {info.backend} "
+                            f"{got.backend_version} is not the recorded "
+                            f"{info.backend_version}")
         toks.append(tok)
     suites = []
-    for name, info in (meta.get("suites") or {}).items():
-        spec = info.get("spec") or name
+    for name, sinfo in meta.suites.items():
+        spec = sinfo.spec or name
         suite = load_suite(spec)
-        if info.get("sha256") and suite.sha256 != info["sha256"]:
+        if sinfo.sha256 and suite.sha256 != sinfo.sha256:
             problems.append(f"suite {name!r} ({spec}): content sha256 {suite.sha256[:12]} is "
-                            f"not the recorded {info['sha256'][:12]}")
+                            f"not the recorded {sinfo.sha256[:12]}")
         suites.append(suite)
     return toks, suites, problems
 
@@ -100,7 +101,7 @@ def verify(results: Results) -> Verification:
     out = Verification(problems=problems)
     if problems:
         return out
-    families = list(results.meta.get("metric_families") or [])
+    families = list(results.meta.metric_families)
     fresh = run(toks, suites, [f for f in families if f != "throughput"],
                 settings=_settings(results.meta))
     again = {r.key: r.value for r in fresh.rows}

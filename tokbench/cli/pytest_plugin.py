@@ -75,8 +75,8 @@ def comparison_text(comp: Comparison, limit: int = 25) -> str:
                      + (f" ({note})" if note else ""))
     if len(rows) > limit:
         lines.append(f"  … and {len(rows) - limit} more")
-    lines += [f"  new error: {f.get('tokenizer')} · {f.get('suite')} · {f.get('doc_id')}: "
-              f"{f.get('error')}" for f in comp.new_errors[:limit]]
+    lines += [f"  new error: {f.tokenizer} · {f.suite} · {f.doc_id}: {f.error}"
+              for f in comp.new_errors[:limit]]
     return "\n".join(lines)
 
 

@@ -51,7 +51,7 @@ def main(args: argparse.Namespace) -> int:
     from tokbench.ci.compare import compare, load_run
 
     results = load_run(args.source)
-    if not results.meta.get("complete", False) and not args.force:
+    if not (results.meta.has("complete") and results.meta.complete) and not args.force:
         raise InputError(f"{args.source}: the run is incomplete (interrupted); finish it with "
                          "`tokbench run --resume` or pass --force")
     target = Path(args.target)
@@ -73,8 +73,8 @@ def main(args: argparse.Namespace) -> int:
 
 def _describe(path: Path, results: Results) -> str:
     meta = results.meta
-    commit = (meta.get("git_commit") or "no commit")[:12]
-    return (f"{path}: commit {commit}, created {meta.get('created', '?')}, "
-            f"{len(meta.get('tokenizers') or {})} tokenizers, "
-            f"{len(meta.get('suites') or {})} suites, {len(results.rows)} rows")
+    commit = (meta.git_commit or "no commit")[:12]
+    return (f"{path}: commit {commit}, created {meta.created or '?'}, "
+            f"{len(meta.tokenizers)} tokenizers, "
+            f"{len(meta.suites)} suites, {len(results.rows)} rows")
 

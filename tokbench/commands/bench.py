@@ -111,11 +111,11 @@ def main(args: argparse.Namespace) -> int:
         from tokbench.render.html import write_html
 
         files.append(write_html(results, out, [p.name for p in pngs]))
-    for err in results.meta.get("errors", []):
-        err_console().print(f"[yellow]skipped {err['tokenizer']}:[/] {err['error']}",
+    for err in results.meta.errors:
+        err_console().print(f"[yellow]skipped {err.tokenizer}:[/] {err.error}",
                             highlight=False)
     _print_summary(console(), results)
-    wall = results.meta.get("timings", {}).get("wall", 0.0)
+    wall = (results.meta.timings or {}).get("wall", 0.0)
     console().print(f"bench took {wall:.1f} s; wrote {', '.join(str(f) for f in files)}",
                     highlight=False)
     return 0
@@ -140,7 +140,7 @@ def _print_summary(con: Any, results: Any) -> None:
         return fmt.format(r.value) if r is not None and isinstance(r.value, (int, float)) \
             else "–"
 
-    for tok in results.meta.get("tokenizers", {}):
+    for tok in results.meta.tokenizers:
         counts = sorted({int(r.extra.get("threads_asked", 0)) for r in results.rows
                          if r.tokenizer == tok and r.metric == "batch_mb_s"})
         top = counts[-1] if counts else 0

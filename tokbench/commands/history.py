@@ -53,7 +53,7 @@ def main(args: argparse.Namespace) -> int:
             for run, results in runs:
                 added = h.record(results, source=str(run))
                 con.print(f"{'recorded' if added else 'already recorded'}: {run} "
-                          f"(commit {(results.meta.get('git_commit') or '?')[:12]}) in {path}",
+                          f"(commit {(results.meta.git_commit or '?')[:12]}) in {path}",
                           highlight=False, markup=False)
         if args.metric is None:
             return 0

@@ -60,20 +60,20 @@ def main(args: argparse.Namespace) -> int:
     with err_console().status("measuring tokens per character…"):
         results = run(tokenizers=tokenizers, suites=suites, metrics=["compression"])
     err = err_console()
-    for e in results.meta.get("errors", []):
-        err.print(f"[yellow]warning: {escape(e['tokenizer'])}: {escape(e['error'])}[/]",
+    for e in results.meta.errors:
+        err.print(f"[yellow]warning: {escape(str(e.tokenizer))}: {escape(e.error)}[/]",
                   highlight=False)
-    vocab = {name: int(info["vocab_size"])
-             for name, info in results.meta.get("tokenizers", {}).items()}
+    vocab = {name: info.vocab_size for name, info in results.meta.tokenizers.items()
+             if info.vocab_size is not None}
     section = recommend_section(settings, vocab, pooled_tokens_per_char(results.rows),
                                 sweep_tpc)
-    results.meta["recommend"] = section
+    results.meta.recommend = section
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     files = [results.save(out / "recommend.json")]
     pngs = [] if args.no_plots else render_recommend_plots(section, out)
     md = out / "recommend.md"
-    md.write_text(recommend_markdown(section, list(results.meta.get("suites", {})),
+    md.write_text(recommend_markdown(section, list(results.meta.suites),
                                      [p.name for p in pngs]), encoding="utf-8")
     files += [*pngs, md]
 
@@ -99,7 +99,7 @@ def _sweep_f(path: str) -> dict[str, dict[int, float]]:
 
     p = Path(path)
     results = Results.load(p / RESULTS_FILE if p.is_dir() else p)
-    sw = results.meta.get("sweep")
+    sw = results.meta.sweep
     if not sw:
         raise InputError(f"{path}: not a sweep's results (no meta.sweep); pass the sweep.json "
                          "that tokbench sweep wrote")

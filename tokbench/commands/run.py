@@ -85,7 +85,7 @@ def main(args: argparse.Namespace) -> int:
     from tokbench.cli.console import console, err_console
     from tokbench.cli.outdir import OutputFolder
     from tokbench.engine.runner import DEFAULT_SUITES, Settings
-    from tokbench.results import Results, error_subject
+    from tokbench.results import Results
     from tokbench.suites import load_suites
 
     conf = resolve_config(args)
@@ -121,24 +121,24 @@ def main(args: argparse.Namespace) -> int:
             err_console().print(f"[yellow]suite {escape(err['suite'])} not run:[/] "
                                 f"{escape(err['error'])}", highlight=False)
         results = _run(folder, tokenizers, suites, suite_errors, conf, settings, resume, args)
-        errors = results.meta.get("errors", [])
+        errors = results.meta.errors
         if not results.rows:
             folder.discard()
-            why = f" ({error_subject(errors[0])}: {errors[0].get('error')})" if errors else ""
+            why = f" ({errors[0].subject}: {errors[0].error})" if errors else ""
             raise TokbenchError(f"nothing was measured{why}; {out} is unchanged")
         files = _write(folder, results, args)
-    for warning in results.meta.get("warnings", []):
+    for warning in results.meta.warnings or []:
         err_console().print(f"[yellow]warning:[/] {escape(str(warning))}", highlight=False)
     for err in errors:
-        err_console().print(f"[yellow]skipped {escape(error_subject(err))}:[/] "
-                            f"{escape(str(err.get('error')))}", highlight=False)
+        err_console().print(f"[yellow]skipped {escape(err.subject)}:[/] "
+                            f"{escape(err.error)}", highlight=False)
     _print_summary(console(), results, conf.get("focus"))
     console().print(escape(f"wrote {', '.join(str(f) for f in files)}"), highlight=False)
     from tokbench.cli.gate import gate
 
     baseline_exit = gate(args, results, out)
     if errors:
-        failed = ", ".join(error_subject(e) for e in errors)
+        failed = ", ".join(e.subject for e in errors)
         err_console().print(f"[bold red]tokbench: error:[/] {len(errors)} requested "
                             f"tokenizer(s) or suite(s) failed: {escape(failed)}; the results "
                             "of the rest are written", highlight=False, soft_wrap=True)
@@ -177,8 +177,10 @@ def _run(folder: Any, tokenizers: list[str] | None, suites: list[Any],
 
 
 def _add_suite_errors(results: Any, suite_errors: list[dict[str, str]]) -> None:
-    errors = results.meta.setdefault("errors", [])
-    errors.extend(e for e in suite_errors if e not in errors)
+    from tokbench.record import RunError
+
+    errors = results.meta.errors
+    errors.extend(e for e in map(RunError.from_dict, suite_errors) if e not in errors)
 
 
 def _write(folder: Any, results: Any, args: argparse.Namespace) -> list[Path]:
@@ -237,9 +239,9 @@ def _print_summary(con: Any, results: Any, focus: dict[str, str] | None) -> None
     from tokbench.render.tables import format_value, left_out_text, mark_best, tokenizer_order
 
     toks = tokenizer_order(results)
-    suites = results.meta.get("suites", {})
+    suites = results.meta.suites
     for suite, info in suites.items():
-        left_out = left_out_text(info.get("left_out") or {})
+        left_out = left_out_text(info.left_out or {})
         if left_out:
             con.print(f"[yellow]suite {escape(suite)}:[/] {escape(left_out)}", highlight=False)
         subset = (focus or {}).get(suite, "all")

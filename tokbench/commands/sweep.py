@@ -109,13 +109,14 @@ def main(args: argparse.Namespace) -> int:
     files = [run.path, *write_sweep_outputs(run.results, out, plots=not args.no_plots)]
     con = console()
     _print_tables(con, run.results)
-    several = len(run.results.meta.get("suites", {})) > 1
-    con.print(recommendation_text(run.results.meta["sweep"], several).replace("**", ""),
+    several = len(run.results.meta.suites) > 1
+    sw = run.results.meta.sweep or {}
+    con.print(recommendation_text(sw, several).replace("**", ""),
               highlight=False, markup=False)
-    if "scaling" in run.results.meta["sweep"]:
+    if "scaling" in sw:
         from tokbench.cli.scaling import print_scaling
 
-        print_scaling(con, run.results.meta["sweep"]["scaling"])
+        print_scaling(con, sw["scaling"])
     con.print("wrote " + ", ".join(escape(str(f)) for f in files), highlight=False)
     return 0
 

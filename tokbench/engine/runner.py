@@ -30,6 +30,7 @@ from tokbench.metrics.base import MetricContext
 from tokbench.metrics.compute import evaluate, ratio
 from tokbench.metrics.fairness import fairness_rows
 from tokbench.metrics.stats import SubsetStats, UnitStats, collectors_for
+from tokbench.record import Failure, RunError, RunMeta, SuiteInfo, TokenizerInfo
 from tokbench.results import Results, Row
 from tokbench.version import __version__
 
@@ -215,11 +216,11 @@ class _Run:
         meta = self.results.meta
         suites = [_load_suite(s) for s in suite_specs]
         _check_unique([s.name for s in suites], "suite", "add ?name=OTHER to one of the specs")
-        meta["suites"] = {s.name: s.describe() for s in suites}
-        meta["tokenizers"] = {}
-        meta["errors"] = []
-        meta["warnings"] = _suite_warnings(suites, self.families)
-        meta["executor"] = {"kind": type(executor).__name__, "workers": executor.workers}
+        meta.suites = {s.name: SuiteInfo.from_dict(s.describe()) for s in suites}
+        meta.tokenizers = {}
+        meta.errors = []
+        meta.warnings = _suite_warnings(suites, self.families)
+        meta.executor = {"kind": type(executor).__name__, "workers": executor.workers}
         self._load_tokenizers(tok_specs)
         if resume is not None:
             state.load()
@@ -247,9 +248,9 @@ class _Run:
             self._throughput(p)
         self._speed(plans)
         state.remove()
-        meta["segmenters"] = dict(sorted(self.segmenters.items()))
-        meta["timings"] = self.timings.to_dict(self.wall0)
-        meta["complete"] = True
+        meta.segmenters = dict(sorted(self.segmenters.items()))
+        meta.timings = self.timings.to_dict(self.wall0)
+        meta.complete = True
         self.notify("done", {})
         return self.results
 
@@ -299,7 +300,7 @@ class _Run:
             try:
                 tok = _load(spec)
             except TokbenchError as e:
-                meta["errors"].append({"tokenizer": str(spec), "error": str(e)})
+                meta.errors.append(RunError(tokenizer=str(spec), error=str(e)))
                 self.notify("tokenizer_failed", {"tokenizer": str(spec), "error": str(e)})
                 continue
             self.timings.load += time.perf_counter() - t0
@@ -309,9 +310,10 @@ class _Run:
             seen[tok.name] = str(spec)
             self.toks[tok.name] = tok
             self.specs[tok.name] = spec
-            meta["tokenizers"][tok.name] = tok.describe()
+            info = TokenizerInfo.from_dict(tok.describe())
             if isinstance(spec, str):  # how to load it again (tokbench verify)
-                meta["tokenizers"][tok.name]["spec"] = spec
+                info.spec = spec
+            meta.tokenizers[tok.name] = info
 
     def _plan(self, suite: AnySuite, resume: Results | None, state: RunState, workers: int
               ) -> _Plan:
@@ -324,7 +326,7 @@ class _Run:
             collectors.discard("premium")
         todo = []
         for name in self.toks:
-            reused = _reuse(resume, name, suite.name, self.results.meta["tokenizers"][name],
+            reused = _reuse(resume, name, suite.name, self.results.meta.tokenizers[name],
                             suite.sha256, self.settings, self.families)
             if reused is None:
                 todo.append(name)
@@ -334,10 +336,10 @@ class _Run:
             self.results.rows.extend(rows)
             self._copy_unit_meta(resume, name, suite)
             self.finished_units.append([name, suite.name])
-        self.results.meta["finished_units"] = self.finished_units
+        self.results.meta.finished_units = self.finished_units
         shards, shard_bytes = _shards(suite, workers)
         subset_by = suite.subset_by or "both"
-        key = unit_key(tokenizers={n: self.results.meta["tokenizers"][n].get("source")
+        key = unit_key(tokenizers={n: _plain_source(self.results.meta.tokenizers[n])
                                    for n in todo},
                        suite=suite.sha256, settings=self.settings.to_dict(),
                        collectors=sorted(collectors), shard_bytes=shard_bytes,
@@ -349,14 +351,16 @@ class _Run:
         """What a reused unit recorded besides rows: failure counts, segmenters."""
         if resume is None:
             return
-        counts = resume.meta.get("failure_counts", {}).get(name, {}).get(suite.name)
+        old = resume.meta
+        counts = (old.failure_counts or {}).get(name, {}).get(suite.name)
         if counts:
             self.failure_counts.setdefault(name, {})[suite.name] = dict(counts)
-            self.results.meta["failure_counts"] = self.failure_counts
-        langs = resume.meta.get("suites", {}).get(suite.name, {}).get("languages") or []
-        for lang in langs:
-            if lang in resume.meta.get("segmenters", {}):
-                self.segmenters[lang] = resume.meta["segmenters"][lang]
+            self.results.meta.failure_counts = self.failure_counts
+        info = old.suites.get(suite.name)
+        segmenters = old.segmenters or {}
+        for lang in info.languages if info is not None else []:
+            if lang in segmenters:
+                self.segmenters[lang] = segmenters[lang]
 
     # -- turning statistics into rows ------------------------------------------------
 
@@ -380,11 +384,12 @@ class _Run:
                 rows.extend(premiums)
                 rows.extend(fairness_rows(premiums))
             self.results.failures.extend(
-                {k: v for k, v in f.items() if not k.startswith("_")} for f in stats.failures)
+                Failure.from_dict({k: v for k, v in f.items() if not k.startswith("_")})
+                for f in stats.failures)
             if stats.failure_counts:
                 self.failure_counts.setdefault(name, {})[suite.name] = dict(
                     sorted(stats.failure_counts.items()))
-                self.results.meta["failure_counts"] = self.failure_counts
+                self.results.meta.failure_counts = self.failure_counts
             self.results.rows.extend(rows)
             if "throughput" not in plan.families:
                 self.finished_units.append([name, suite.name])
@@ -396,23 +401,23 @@ class _Run:
     def _describe_suite(self, plan: _Plan) -> None:
         """Fill in what only reading the suite tells: documents, languages, what was left
         out (empty lines, invalid UTF-8 under errors=replace|skip)."""
-        info = self.results.meta["suites"][plan.suite.name]
+        info = self.results.meta.suites[plan.suite.name]
         prog = plan.progress
         any_stats = next(iter(prog.stats.values()), None)
         if any_stats is not None and ALL in any_stats.subsets:
-            info["documents"] = any_stats.subsets[ALL].sums.get("docs", 0)
+            info.documents = any_stats.subsets[ALL].sums.get("docs", 0)
         if getattr(plan.suite, "streaming", False):
             plan.suite.seen_languages = sorted(prog.languages)  # type: ignore[union-attr]
-            info["languages"] = sorted(prog.languages)
-            info["subset_by"] = plan.suite.subset_by
-            if info.get("documents") == 0:
+            info.languages = sorted(prog.languages)
+            info.subset_by = plan.suite.subset_by
+            if info.documents == 0:
                 plan.suite.meta.update(prog.counts)
                 raise plan.suite.no_documents()  # type: ignore[union-attr]
         counts = prog.counts if getattr(plan.suite, "streaming", False) else plan.suite.meta
         left_out = {k: int(v) for k, v in sorted(counts.items())
                     if k.startswith(("skipped", "replaced")) and v}
         if left_out:
-            info["left_out"] = left_out
+            info.left_out = left_out
 
     def _premium_rows(self, name: str, suite: AnySuite, stats: UnitStats) -> list[Row]:
         """Tokens per language over the aligned documents it shares with English."""
@@ -450,7 +455,7 @@ class _Run:
     def _vocab_unit(self, name: str, resume: Results | None) -> None:
         tok = self.toks[name]
         self.notify("unit", {"tokenizer": name, "suite": VOCAB_SUITE})
-        reused = _reuse(resume, name, VOCAB_SUITE, self.results.meta["tokenizers"][name], None,
+        reused = _reuse(resume, name, VOCAB_SUITE, self.results.meta.tokenizers[name], None,
                         self.settings, self.families)
         if reused is not None:
             rows = reused[0]
@@ -505,7 +510,8 @@ class _Run:
         from tokbench.speed.bench import SUITE, suite_meta
 
         texts = [t for p in plans for t in _throughput_texts(p.suite, False)[ALL]]
-        self.results.meta["suites"][SUITE] = suite_meta([p.suite.name for p in plans], texts)
+        self.results.meta.suites[SUITE] = SuiteInfo.from_dict(
+            suite_meta([p.suite.name for p in plans], texts))
         for name, tok in self.toks.items():
             spec = self.specs[name]
             t0 = time.perf_counter()
@@ -519,8 +525,8 @@ class _Run:
 
     def _checkpoint(self) -> None:
         if self.on_unit is not None:
-            self.results.meta["timings"] = self.timings.to_dict(self.wall0)
-            self.results.meta["segmenters"] = dict(sorted(self.segmenters.items()))
+            self.results.meta.timings = self.timings.to_dict(self.wall0)
+            self.results.meta.segmenters = dict(sorted(self.segmenters.items()))
             self.on_unit(self.results)
 
 
@@ -620,7 +626,8 @@ def _load(spec: str | Tokenizer | Callable[[], Tokenizer]) -> Tokenizer:
 
 def _load_suite(spec: Any) -> AnySuite:
     if not isinstance(spec, str):
-        return spec
+        suite: AnySuite = spec
+        return suite
     from tokbench.suites import load_suite
 
     suite = load_suite(spec)
@@ -647,28 +654,29 @@ def _suite_warnings(suites: Sequence[AnySuite], families: Sequence[str]) -> list
     return out
 
 
-def _reuse(resume: Results | None, tokenizer: str, suite: str, info: dict[str, Any],
+def _reuse(resume: Results | None, tokenizer: str, suite: str, info: TokenizerInfo,
            suite_hash: str | None, settings: Settings, families: list[str]
-           ) -> tuple[list[Row], list[dict[str, Any]]] | None:
+           ) -> tuple[list[Row], list[Failure]] | None:
     """Rows and failures of a finished unit of an earlier run, if nothing it depends on
     changed: tokenizer source, suite content, settings and the metrics asked for."""
     if resume is None:
         return None
     meta = resume.meta
-    if meta.get("tokenizers", {}).get(tokenizer, {}).get("source") != info.get("source"):
+    old = meta.tokenizers.get(tokenizer)
+    if (_plain_source(old) if old is not None else None) != _plain_source(info):
         return None
-    if suite_hash is not None and meta.get("suites", {}).get(suite, {}).get("sha256") != suite_hash:
+    old_suite = meta.suites.get(suite)
+    if suite_hash is not None and (old_suite is None or old_suite.sha256 != suite_hash):
         return None
-    if meta.get("settings") != settings.to_dict() or meta.get("metric_families") != families:
+    if meta.settings != settings.to_dict() or meta.metric_families != families:
         return None
-    finished = meta.get("finished_units")
+    finished = meta.finished_units
     if finished is not None and [tokenizer, suite] not in finished:
         return None
     rows = [r for r in resume.rows if r.tokenizer == tokenizer and r.suite == suite]
     if not rows:
         return None
-    failures = [f for f in resume.failures
-                if f.get("tokenizer") == tokenizer and f.get("suite") == suite]
+    failures = [f for f in resume.failures if f.tokenizer == tokenizer and f.suite == suite]
     return rows, failures
 
 
@@ -680,14 +688,14 @@ def _formulas(families: list[str]) -> dict[str, str]:
     return {m.name: m.formula for m in metrics_of(families) if m.formula}
 
 
-def _meta(settings: Settings, families: list[str]) -> dict[str, Any]:
-    return {
-        "tokbench_version": __version__,
-        "created": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "git_commit": git_commit(),
-        "machine": machine_info(),
-        "settings": settings.to_dict(),
-        "metric_families": families,
-        "metric_formulas": _formulas(families),
-        "complete": False,
-    }
+def _meta(settings: Settings, families: list[str]) -> RunMeta:
+    return RunMeta(tokbench_version=__version__,
+                   created=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                   git_commit=git_commit(), machine=machine_info(),
+                   settings=settings.to_dict(), metric_families=families,
+                   metric_formulas=_formulas(families), complete=False)
+
+
+def _plain_source(info: TokenizerInfo) -> dict[str, Any]:
+    """A tokenizer's source as JSON (what the resume key and checks compare)."""
+    return info.source.to_dict()

@@ -28,6 +28,7 @@ from tokbench.suites.stream import AnySuite, StreamingSuite
 
 if TYPE_CHECKING:
     from tokbench.adapters.base import Tokenizer
+    from tokbench.record import SuiteInfo, TokenizerInfo
     from tokbench.results import Results
     from tokbench.suites.model import Document, Suite
 
@@ -346,22 +347,22 @@ def run_identity(results: Results) -> dict[str, Any]:
     """What viewer data must match to be reused for ``results``: names and hashes."""
     meta = results.meta
     return {
-        "tokenizers": {n: (d.get("source") or {}).get("sha256")
-                       for n, d in meta.get("tokenizers", {}).items()},
-        "suites": {n: d.get("sha256") for n, d in meta.get("suites", {}).items()},
+        "tokenizers": {n: d.source.sha256
+                       for n, d in meta.tokenizers.items()},
+        "suites": {n: d.sha256 for n, d in meta.suites.items()},
     }
 
 
-def _tokenizer_specs(name: str, info: Mapping[str, Any]) -> list[str]:
+def _tokenizer_specs(name: str, info: TokenizerInfo) -> list[str]:
     """Specs to try for a tokenizer named ``name`` in results: its name, then its file."""
     specs = [name]
-    path = (info.get("source") or {}).get("path")
+    path = info.source.path
     if path:
         specs.append(f"file:{path}")
     return specs
 
 
-def load_run_tokenizer(name: str, info: Mapping[str, Any],
+def load_run_tokenizer(name: str, info: TokenizerInfo,
                        load: Callable[[str], Tokenizer] | None = None
                        ) -> tuple[Tokenizer | None, str | None]:
     """Load the tokenizer a run used, checking its file hash; returns (tokenizer, note).
@@ -373,7 +374,7 @@ def load_run_tokenizer(name: str, info: Mapping[str, Any],
         from tokbench.loading.loader import load_tokenizer
 
         load = load_tokenizer
-    want = (info.get("source") or {}).get("sha256")
+    want = info.source.sha256
     fallback: Tokenizer | None = None
     errors: list[str] = []
     for spec in _tokenizer_specs(name, info):
@@ -393,12 +394,12 @@ def load_run_tokenizer(name: str, info: Mapping[str, Any],
     return None, f"tokenizer {name!r} could not be loaded for the viewer: {errors[-1]}"
 
 
-def _suite_spec(name: str, info: Mapping[str, Any]) -> str:
-    source = str(info.get("source") or "builtin")
+def _suite_spec(name: str, info: SuiteInfo) -> str:
+    source = info.source or "builtin"
     return name if source == "builtin" else source
 
 
-def load_run_suite(name: str, info: Mapping[str, Any], subsets: Collection[str] | None,
+def load_run_suite(name: str, info: SuiteInfo, subsets: Collection[str] | None,
                    load: Callable[[str], AnySuite] | None = None
                    ) -> tuple[Suite | None, str | None]:
     """Load a suite a run used (by name, or by its recorded source spec); returns (suite, note).
@@ -417,11 +418,12 @@ def load_run_suite(name: str, info: Mapping[str, Any], subsets: Collection[str] 
     except Exception as e:  # noted in the page
         msg = str(e) if isinstance(e, TokbenchError) else f"{type(e).__name__}: {first_line(e)}"
         return None, f"suite {name!r} could not be loaded for the viewer: {msg}"
+    want = info.sha256
     if isinstance(loaded, StreamingSuite):
         # a corpus read shard by shard: samples come from the start of each file
-        if not info.get("sha256") or loaded.sha256 == info.get("sha256"):
-            info = {k: v for k, v in info.items() if k != "sha256"}
-        suite = loaded.head(info.get("subset_by"))
+        if loaded.sha256 == want:
+            want = None
+        suite = loaded.head(info.subset_by)
     else:
         suite = loaded
     if suite.name != name:
@@ -430,9 +432,8 @@ def load_run_suite(name: str, info: Mapping[str, Any], subsets: Collection[str] 
         docs = [d for d in suite.documents if suite.subset_of(d) in subsets]
         if docs and len(docs) != len(suite.documents):
             suite = dataclasses.replace(suite, documents=docs)
-    want = info.get("sha256")
     if want and suite.sha256 != want:
-        limited = _first_per_subset(suite, info.get("documents"))
+        limited = _first_per_subset(suite, info.documents)
         if limited is not None and limited.sha256 == want:
             return limited, None  # the run used `limit`: the same documents, nothing changed
         return suite, (f"suite {name!r}: samples come from the suite as it is now; its "
@@ -464,7 +465,7 @@ def viewer_from_results(results: Results, *,
     meta = results.meta
     notes: list[str] = []
     loaded: dict[str, Tokenizer] = {}
-    for name, info in meta.get("tokenizers", {}).items():
+    for name, info in meta.tokenizers.items():
         tok, note = load_run_tokenizer(name, info, load_tokenizer)
         if tok is not None:
             loaded[name] = tok
@@ -472,16 +473,16 @@ def viewer_from_results(results: Results, *,
             notes.append(note)
     suites: list[Suite] = []
     subsets: dict[str, set[str]] = {}
-    for name, info in meta.get("suites", {}).items():
+    for name, sinfo in meta.suites.items():
         present = {r.subset for r in results.rows if r.suite == name and r.subset != "all"}
-        suite, note = load_run_suite(name, info, present or None, load_suite)
+        suite, note = load_run_suite(name, sinfo, present or None, load_suite)
         if suite is not None:
             suites.append(suite)
             if present:
                 subsets[name] = present
         if note:
             notes.append(note)
-    return build_viewer(loaded, suites, subsets=subsets, names=list(meta.get("tokenizers", {})),
+    return build_viewer(loaded, suites, subsets=subsets, names=list(meta.tokenizers),
                         notes=notes, run=run_identity(results), per_subset=per_subset,
                         max_samples=max_samples, max_chars=max_chars)
 

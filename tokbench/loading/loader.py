@@ -226,6 +226,7 @@ def load_tokenizer(spec: str, *, session: FetchSession | None = None,
     own = session is None
     active = session if session is not None else new_session()
     try:
+        tok: Tokenizer
         _, tok = try_recipes(f"tokenizer {name!r}", recipes,
                              lambda r: load_recipe(name, r, active))
     finally:

@@ -165,7 +165,7 @@ class DocCounts:
             return self.ids
         keep = np.zeros(self.ok.size, bool)
         keep[docs] = True
-        return self.ids[keep[self.doc_of_token]]
+        return np.asarray(self.ids[keep[self.doc_of_token]])
 
 
 @dataclass
@@ -380,7 +380,7 @@ def _same_bytes(table: TokenTable, layout: SuiteLayout, ids: np.ndarray, lengths
     text = np.frombuffer(layout.data, dtype=np.uint8)[text_pos]
     bad = np.bincount(np.repeat(np.arange(docs.size), nb), weights=stream != text,
                       minlength=docs.size)
-    return bad == 0
+    return np.asarray(bad == 0)
 
 
 def _from_offsets(table: TokenTable, layout: SuiteLayout, ids: np.ndarray, ntok: np.ndarray,

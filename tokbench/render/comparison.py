@@ -121,8 +121,8 @@ def print_comparison(con: Console, comp: Comparison, all_rows: bool = False) -> 
                       f"row{'s' * (n != 1)}: {escape(reason)}",
                       highlight=False)
     for f in comp.new_errors:
-        con.print("[bold red]new error[/] " + escape(f"{f.get('tokenizer')} · {f.get('suite')} "
-                                                     f"· {f.get('doc_id')}: {f.get('error')}"),
+        con.print("[bold red]new error[/] " + escape(f"{f.tokenizer} · {f.suite} "
+                                                     f"· {f.doc_id}: {f.error}"),
                   highlight=False)
     for w in comp.warnings:
         con.print(f"[yellow]warning:[/] {escape(w)}", highlight=False)
@@ -135,8 +135,8 @@ def print_comparison(con: Console, comp: Comparison, all_rows: bool = False) -> 
 
 def _md(text: Any) -> str:
     """Text for a Markdown table cell or line: HTML characters as entities, one line."""
-    text = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return text.replace("|", "\\|").replace("\n", " ")
+    out = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return out.replace("|", "\\|").replace("\n", " ")
 
 
 def _code(text: Any) -> str:
@@ -185,8 +185,8 @@ def render_markdown(comp: Comparison, all_rows: bool = False) -> str:
     if comp.new_errors:
         out.append("Documents that no longer encode or decode:")
         out.append("")
-        out += [f"- {_code(f.get('doc_id'))} ({_md(f.get('tokenizer'))} · "
-                f"{_md(f.get('suite'))}): {_md(f.get('error'))}" for f in comp.new_errors[:50]]
+        out += [f"- {_code(f.doc_id)} ({_md(f.tokenizer)} · "
+                f"{_md(f.suite)}): {_md(f.error)}" for f in comp.new_errors[:50]]
         out.append("")
     out += _details(comp, all_rows)
     return "\n".join(out).rstrip() + "\n"
@@ -212,11 +212,11 @@ def _details(comp: Comparison, all_rows: bool) -> list[str]:
                 "expected | got |", "|---|---|---|---|---|---|"]
         for f in comp.new_roundtrip_failures[:100]:
             out.append("| " + " | ".join([*(_md(x) for x in (
-                f.get("tokenizer"), f.get("suite"), f.get("doc_id"), f.get("kind", ""))),
-                _code(f.get("expected", "")), _code(f.get("got", ""))]) + " |")
+                f.tokenizer, f.suite, f.doc_id, f.kind)),
+                _code(f.expected or ""), _code(f.got or "")]) + " |")
         out.append("")
     if comp.fixed_failures:
-        docs = ", ".join(_code(f.get("doc_id")) for f in comp.fixed_failures[:50])
+        docs = ", ".join(_code(f.doc_id) for f in comp.fixed_failures[:50])
         out += [f"Documents that no longer fail: {docs}", ""]
     noise = [r for r in comp.rows if r.status == "not_significant"]
     if noise and not all_rows:

@@ -279,42 +279,42 @@ LEGEND = ('<div class="legend" role="note"><span><b class="arrow">↑</b> higher
 
 def _run_section(results: Results, page: _Page) -> None:
     meta = results.meta
-    machine = meta.get("machine", {}) or {}
-    settings = meta.get("settings", {}) or {}
-    timings = meta.get("timings", {}) or {}
+    machine = meta.machine
+    settings = meta.settings
+    timings = meta.timings or {}
     facts = [
-        ("created", meta.get("created", "?")),
-        ("tokbench", meta.get("tokbench_version", "?")),
-        ("git commit", meta.get("git_commit") or "n/a"),
+        ("created", meta.created or "?"),
+        ("tokbench", meta.tokbench_version or "?"),
+        ("git commit", meta.git_commit or "n/a"),
         ("machine", ", ".join(str(x) for x in (machine.get("platform"),
                                                f"Python {machine.get('python', '?')}",
                                                f"{machine.get('cpus', '?')} CPUs") if x)),
         ("settings", ", ".join(f"{k}={v}" for k, v in settings.items()) or "defaults"),
     ]
-    if meta.get("metric_families"):
-        facts.append(("metric families", ", ".join(meta["metric_families"])))
+    if meta.metric_families:
+        facts.append(("metric families", ", ".join(meta.metric_families)))
     if isinstance(timings.get("wall"), (int, float)):
         facts.append(("wall time", f"{timings['wall']:.1f} s"))
     body = '<dl class="facts">' + "".join(
         f"<dt>{esc(k)}</dt><dd>{esc(v) if k != 'git commit' else f'<code>{esc(v)}</code>'}</dd>"
         for k, v in facts) + "</dl>"
-    if not meta.get("complete", True):
+    if not meta.complete:
         body += ('<p class="note">This run did not finish: the tables show the units that '
                  "were done.</p>")
-    for err in meta.get("errors", []) or []:
-        body += (f'<p class="note">Tokenizer <b>{esc(err.get("tokenizer"))}</b> was not run: '
-                 f'{esc(err.get("error"))}</p>')
+    for err in meta.errors:
+        body += (f'<p class="note">Tokenizer <b>{esc(err.tokenizer)}</b> was not run: '
+                 f'{esc(err.error)}</p>')
     page.section("Run", body + LEGEND, slug="run")
 
 
 def _tokenizers_section(results: Results, page: _Page) -> None:
     rows = []
-    for name, d in results.meta.get("tokenizers", {}).items():
-        src = d.get("source", {}) or {}
-        rows.append([f'<th scope="row">{esc(name)}</th>', _text_cell(d.get("backend")),
-                     _text_cell(d.get("backend_version")), _num_cell(d.get("vocab_size")),
-                     _text_cell(src.get("kind")), _text_cell(src.get("location"), "small"),
-                     _sha_cell(src.get("sha256"))])
+    for name, d in results.meta.tokenizers.items():
+        src = d.source
+        rows.append([f'<th scope="row">{esc(name)}</th>', _text_cell(d.backend),
+                     _text_cell(d.backend_version), _num_cell(d.vocab_size),
+                     _text_cell(src.kind), _text_cell(src.location, "small"),
+                     _sha_cell(src.sha256)])
     body = _plain_table([("name", False), ("backend", False), ("version", False),
                          ("vocab", True), ("source", False), ("location", False),
                          ("sha256", False)], rows, "tokenizers")
@@ -328,12 +328,12 @@ def _tokenizers_section(results: Results, page: _Page) -> None:
 
 def _suites_section(results: Results, page: _Page) -> None:
     rows = []
-    for name, d in results.meta.get("suites", {}).items():
-        rows.append([f'<th scope="row">{esc(name)}</th>', _text_cell(d.get("version")),
-                     _num_cell(d.get("documents")), _num_cell(len(d.get("languages", []))),
-                     _num_cell(d.get("bytes")), _text_cell(d.get("subset_by")),
-                     _text_cell(d.get("source"), "small"), _sha_cell(d.get("sha256")),
-                     _text_cell(left_out_text(d.get("left_out") or {})
+    for name, d in results.meta.suites.items():
+        rows.append([f'<th scope="row">{esc(name)}</th>', _text_cell(d.version),
+                     _num_cell(d.documents), _num_cell(len(d.languages)),
+                     _num_cell(d.bytes), _text_cell(d.subset_by),
+                     _text_cell(d.source, "small"), _sha_cell(d.sha256),
+                     _text_cell(left_out_text(d.left_out or {})
                                 .removeprefix("documents: "), "small")])
     body = _plain_table([("suite", False), ("version", False), ("documents", True),
                          ("languages", True), ("bytes", True), ("subsets by", False),
@@ -343,12 +343,12 @@ def _suites_section(results: Results, page: _Page) -> None:
 
 
 def _suite_sections(results: Results, page: _Page) -> None:
-    for suite, d in results.meta.get("suites", {}).items():
+    for suite, d in results.meta.suites.items():
         summary = summary_table(results, suite)
         if summary is None:
             continue
         sid = _slug(f"suite-{suite}", page.ids)
-        label = {"lang": "language", "domain": "domain"}.get(d.get("subset_by", ""), "subset")
+        label = {"lang": "language", "domain": "domain"}.get(d.subset_by or "", "subset")
         body = ["<h3>All documents</h3>", leaderboard(summary, f"{suite}: every metric")]
         worst = [f"{r.tokenizer} {r.extra['lang']} ({r.value:.2f})" for r in results.rows
                  if r.suite == suite and r.metric == "premium_worst" and r.extra.get("lang")]
@@ -370,8 +370,8 @@ def _suite_sections(results: Results, page: _Page) -> None:
                 f'<span class="desc">{esc(t.metric.description)}</span>{formula}</summary>'
                 f'<div class="body">{metric_table(t, label)}</div></details>')
         page.section(suite, "".join(body), children, slug=sid,
-                     lead=f"{d.get('documents', '?')} documents, "
-                          f"{len(d.get('languages', []))} languages; "
+                     lead=f"{'?' if d.documents is None else d.documents} documents, "
+                          f"{len(d.languages)} languages; "
                           "the summary covers every document.")
 
 
@@ -464,26 +464,25 @@ def _failures_section(results: Results, page: _Page) -> None:
         page.section("Round-trip failures", '<p class="muted">None: every document decoded back '
                      "to exactly its text.</p>", slug="failures")
         return
-    counts = Counter((f.get("tokenizer", "?"), f.get("kind", "?")) for f in failures)
+    counts = Counter((f.tokenizer or "?", f.kind or "?") for f in failures)
     per_tok: dict[str, list[str]] = {}
     for (tok, kind), n in sorted(counts.items()):
         per_tok.setdefault(tok, []).append(f"{n} {kind}")
     summary = "; ".join(f"<b>{esc(t)}</b>: {esc(', '.join(v))}" for t, v in per_tok.items())
     rows = []
     for f in failures[:MAX_FAILURES]:
-        cells = [f'<th scope="row">{esc(f.get("tokenizer", ""))}</th>',
-                 _text_cell(f.get("suite")), _text_cell(f.get("doc_id"), "small"),
-                 f'<td><span class="kind">{esc(f.get("kind", ""))}</span></td>']
-        if "expected" in f or "got" in f:
-            expected, got = str(f.get("expected") or ""), str(f.get("got") or "")
-            offset = f.get("offset") if isinstance(f.get("offset"), int) else None
+        cells = [f'<th scope="row">{esc(f.tokenizer)}</th>',
+                 _text_cell(f.suite), _text_cell(f.doc_id, "small"),
+                 f'<td><span class="kind">{esc(f.kind)}</span></td>']
+        if f.expected is not None or f.got is not None:
+            expected, got, offset = f.expected or "", f.got or "", f.offset
             ra, rb = diff_ranges(expected, got, offset)
             cells += [_num_cell(offset),
                       f'<td class="excerpt expected">{marked(expected, ra, "del")}</td>',
                       f'<td class="excerpt got">{marked(got, rb, "ins")}</td>']
         else:
-            cells += [_num_cell(f.get("offset")), '<td class="missing">–</td>',
-                      _text_cell(f.get("error"), "small")]
+            cells += [_num_cell(f.offset), '<td class="missing">–</td>',
+                      _text_cell(f.error, "small")]
         rows.append(cells)
     table = _plain_table([("tokenizer", False), ("suite", False), ("document", False),
                           ("kind", False), ("offset", True), ("expected", False),
@@ -513,11 +512,11 @@ def render_html(results: Results, images: Sequence[tuple[str, bytes]] = (),
     viewer_json = _viewer_section(viewer, page)
     _failures_section(results, page)
     toks = tokenizer_order(results)
-    suites = list(meta.get("suites", {}))
-    commit = str(meta.get("git_commit") or "")[:12] or "n/a"
-    version = esc(meta.get("tokbench_version", "?"))
+    suites = list(meta.suites)
+    commit = (meta.git_commit or "")[:12] or "n/a"
+    version = esc(meta.tokbench_version or "?")
     sub = (f"{len(toks)} tokenizer{'s' if len(toks) != 1 else ''} × {len(suites)} "
-           f"suite{'s' if len(suites) != 1 else ''} · created {esc(meta.get('created', '?'))} · "
+           f"suite{'s' if len(suites) != 1 else ''} · created {esc(meta.created or '?')} · "
            f"tokbench {version} · commit <code>{esc(commit)}</code>")
     return (
         "<!DOCTYPE html>\n"

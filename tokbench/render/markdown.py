@@ -11,9 +11,14 @@ from tokbench.render.tables import (
     left_out_text,
     summary_table,
 )
-from tokbench.results import Results, error_subject
+from tokbench.results import Results
 
 _MD_SPECIAL = re.compile(r"([\\`*\[\]|#!]|(?<!\w)_|_(?!\w))")
+
+
+def _blank(value: object) -> object:
+    """``value``, or "" for a missing (None) one."""
+    return "" if value is None else value
 
 
 def md_text(value: object) -> str:
@@ -44,34 +49,34 @@ def render_markdown(results: Results, plots: list[str] | None = None) -> str:
     """The whole report as Markdown."""
     meta = results.meta
     out = ["# tokbench report", ""]
-    out.append(f"tokbench {meta.get('tokbench_version', '?')}, created {meta.get('created', '?')}"
-               f", commit `{meta.get('git_commit') or 'n/a'}`"
-               f", {meta.get('machine', {}).get('cpus', '?')} CPUs.")
+    out.append(f"tokbench {meta.tokbench_version or '?'}, created {meta.created or '?'}"
+               f", commit `{meta.git_commit or 'n/a'}`"
+               f", {meta.machine.get('cpus', '?')} CPUs.")
     out.append("")
     out.append("↑ higher is better, ↓ lower is better; the best value of each row is **bold**.")
     out.append("")
     out += ["## Tokenizers", "", "| name | backend | version | vocab | source | sha256 |",
             "|---|---|---|---:|---|---|"]
-    for name, d in meta.get("tokenizers", {}).items():
-        src = d.get("source", {})
-        sha = (src.get("sha256") or "")[:12]
-        out.append(f"| {md_text(name)} | {md_text(d.get('backend', ''))} | "
-                   f"{md_text(d.get('backend_version', ''))} | "
-                   f"{md_text(d.get('vocab_size', ''))} | {md_text(src.get('location', ''))} | "
+    for name, d in meta.tokenizers.items():
+        src = d.source
+        sha = (src.sha256 or "")[:12]
+        out.append(f"| {md_text(name)} | {md_text(d.backend or '')} | "
+                   f"{md_text(d.backend_version or '')} | "
+                   f"{md_text(_blank(d.vocab_size))} | {md_text(src.location or '')} | "
                    f"`{md_text(sha)}` |")
     out += ["", "## Suites", "",
             "| suite | version | documents | languages | sha256 | left out or changed |",
             "|---|---|---:|---:|---|---|"]
-    for name, d in meta.get("suites", {}).items():
-        left_out = left_out_text(d.get("left_out") or {}).removeprefix("documents: ")
-        out.append(f"| {md_text(name)} | {md_text(d.get('version', ''))} | "
-                   f"{md_text(d.get('documents', ''))} | {len(d.get('languages', []))} | "
-                   f"`{md_text((d.get('sha256') or '')[:12])}` | {md_text(left_out)} |")
-    for err in meta.get("errors", []):
-        out.append(f"\n> {md_text(error_subject(err))} was not run: {md_text(err.get('error'))}")
+    for name, s in meta.suites.items():
+        left_out = left_out_text(s.left_out or {}).removeprefix("documents: ")
+        out.append(f"| {md_text(name)} | {md_text(s.version or '')} | "
+                   f"{md_text(_blank(s.documents))} | {len(s.languages)} | "
+                   f"`{md_text((s.sha256 or '')[:12])}` | {md_text(left_out)} |")
+    for err in meta.errors:
+        out.append(f"\n> {md_text(err.subject)} was not run: {md_text(err.error)}")
     if plots:
         out += ["", "## Plots", ""] + [f"![{p}]({p})" for p in plots]
-    suites = list(meta.get("suites", {}))
+    suites = list(meta.suites)
     if any(r.suite == "vocab" for r in results.rows):
         suites = ["vocab", *suites]
     for suite in suites:
@@ -99,10 +104,10 @@ def render_markdown(results: Results, plots: list[str] | None = None) -> str:
                 "| tokenizer | suite | document | kind | offset | expected | got |",
                 "|---|---|---|---|---:|---|---|"]
         for f in failures[:200]:
-            out.append(f"| {md_text(f.get('tokenizer'))} | {md_text(f.get('suite'))} | "
-                       f"{md_text(f.get('doc_id'))} | {md_text(f.get('kind'))} | "
-                       f"{md_text(f.get('offset', ''))} | {_cell(f.get('expected'))} | "
-                       f"{_cell(f.get('got', f.get('error')))} |")
+            out.append(f"| {md_text(f.tokenizer)} | {md_text(f.suite)} | "
+                       f"{md_text(f.doc_id)} | {md_text(f.kind)} | "
+                       f"{md_text(_blank(f.offset))} | {_cell(f.expected)} | "
+                       f"{_cell(f.got if f.got is not None else f.error)} |")
         if len(failures) > 200:
             out.append(f"\n… and {len(failures) - 200} more in results.json")
     return "\n".join(out) + "\n"

@@ -141,7 +141,7 @@ def render_plots(results: Results, out_dir: str | Path) -> list[Path]:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     toks = tokenizer_order(results)
-    suites = results.meta.get("suites", {})
+    suites = results.meta.suites
     written: list[Path | None] = []
 
     for suite, d in suites.items():
@@ -155,7 +155,7 @@ def render_plots(results: Results, out_dir: str | Path) -> list[Path]:
                 out / f"premium_{safe_filename(suite)}.png"))
             written.append(_fairness(plt, results, suite, toks,
                                      out / f"fairness_{safe_filename(suite)}.png"))
-        if d.get("subset_by") == "domain":
+        if d.subset_by == "domain":
             bpt = _values(results, suite, "bytes_per_token")
             groups = [g for g in order_subsets({s for (_, s) in bpt}) if g != "all"]
             written.append(_grouped_bars(

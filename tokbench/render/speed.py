@@ -262,7 +262,7 @@ def speed_markdown(results: Results) -> list[str]:
     if not has_speed(results):
         return []
     lines = ["", "## Speed", ""]
-    note = results.meta.get("speed") or {}
+    note = results.meta.speed or {}
     if note.get("load_average_start") is not None:
         lines += [f"Machine load average (1 min) at start {note['load_average_start']:.2f}, "
                   f"at end {note.get('load_average_end') or 0:.2f}; timings on a busy machine "

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from tokbench.constants import ALL
+from tokbench.errors import InputError
 from tokbench.results import Results
 
 
@@ -36,11 +37,13 @@ def sweep_tables(results: Results) -> SweepTables:
     """Pivot the rows of a sweep into per-group series over sizes."""
     from tokbench.vocab.sweep import gains
 
-    meta = results.meta["sweep"]
+    meta = results.meta.sweep
+    if meta is None:
+        raise InputError("these results are not a sweep's (no meta.sweep); run tokbench sweep")
     sizes = [int(s) for s in meta["sizes"]]
     names = list(meta["names"])
     by_name = dict(zip(names, sizes, strict=True))
-    suites = list(results.meta.get("suites", {}))
+    suites = list(results.meta.suites)
     several = len(suites) > 1
 
     def label(suite: str, subset: str) -> str:
@@ -132,11 +135,11 @@ def render_sweep_markdown(results: Results, plots: list[str] | None = None) -> s
     t = sweep_tables(results)
     sw = t.sweep
     corpus = sw["corpus"]
-    suites = results.meta.get("suites", {})
+    suites = results.meta.suites
     lines = [f"# Vocabulary-size sweep: {sw['algo']} ({sw['backend']})", ""]
     lines.append(f"Trained on `{' + '.join(corpus['specs'])}` ({corpus['documents']:,} documents, "
                  f"{corpus['bytes'] / 1e6:,.1f} MB, sha256 `{corpus['sha256'][:12]}`); evaluated "
-                 "on " + ", ".join(f"`{n}` ({d.get('documents', 0):,} documents)"
+                 "on " + ", ".join(f"`{n}` ({d.documents or 0:,} documents)"
                                    for n, d in suites.items()) + ".")
     how: dict[str, list[str]] = {}
     trained = sw.get("trained", {})

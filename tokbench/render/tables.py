@@ -36,7 +36,7 @@ class Table:
 
 def tokenizer_order(results: Results) -> list[str]:
     """Tokenizers in the order they were run."""
-    names = list(results.meta.get("tokenizers", {}))
+    names = list(results.meta.tokenizers)
     for r in results.rows:
         if r.tokenizer not in names:
             names.append(r.tokenizer)
@@ -67,7 +67,7 @@ def build_tables(results: Results, suites: Sequence[str] | None = None,
         if subsets and r.subset not in subsets:
             continue
         grouped.setdefault((r.suite, r.metric), []).append(r)
-    suite_order = list(results.meta.get("suites", {}))
+    suite_order = list(results.meta.suites)
     metric_names = _metric_order()
 
     def sort_key(key: tuple[str, str]) -> tuple[int, str, int, str]:

@@ -16,6 +16,7 @@ from typing import Any
 
 from tokbench.adapters.base import first_line
 from tokbench.errors import TokbenchError
+from tokbench.record import RunError, RunMeta, SuiteInfo, TokenizerInfo
 from tokbench.results import Results
 from tokbench.speed.rows import SpeedSettings, speed_rows
 
@@ -45,7 +46,7 @@ def _part_events(emit: Event, name: str) -> Callable[[str], None]:
 def run_bench(specs: Sequence[str], suites: Sequence[str] = DEFAULT_SUITES,
               settings: SpeedSettings | None = None, event: Event | None = None) -> Results:
     """Speed rows for every tokenizer in ``specs``; a tokenizer that fails to load is
-    recorded in ``meta["errors"]`` and skipped."""
+    recorded in ``meta.errors`` and skipped."""
     from tokbench.environment import git_commit, machine_info
     from tokbench.loading.loader import load_tokenizer
     from tokbench.suites import load_suite
@@ -57,15 +58,14 @@ def run_bench(specs: Sequence[str], suites: Sequence[str] = DEFAULT_SUITES,
     loaded = [load_suite(s) for s in suites]
     texts = [d.text for s in loaded for d in s.documents]
     load0 = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
-    meta: dict[str, Any] = {
-        "tokbench_version": __version__,
-        "created": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "git_commit": git_commit(), "machine": machine_info(),
-        "settings": settings.to_dict(), "metric_families": ["speed"],
-        "suites": {SUITE: suite_meta([s.name for s in loaded], texts)},
-        "tokenizers": {}, "errors": [], "complete": False,
-        "speed": {"load_average_start": load0},
-    }
+    speed: dict[str, Any] = {"load_average_start": load0}
+    meta = RunMeta(
+        tokbench_version=__version__,
+        created=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        git_commit=git_commit(), machine=machine_info(),
+        settings=settings.to_dict(), metric_families=["speed"],
+        suites={SUITE: SuiteInfo.from_dict(suite_meta([s.name for s in loaded], texts))},
+        complete=False, speed=speed)
     results = Results(meta=meta)
     emit("start", {"tokenizers": len(specs)})
     for spec in specs:
@@ -73,17 +73,17 @@ def run_bench(specs: Sequence[str], suites: Sequence[str] = DEFAULT_SUITES,
         try:
             tok = load_tokenizer(spec)
         except TokbenchError as e:
-            meta["errors"].append({"tokenizer": spec, "error": first_line(e)})
+            meta.errors.append(RunError(tokenizer=spec, error=first_line(e)))
             emit("tokenizer_failed", {"tokenizer": spec, "error": first_line(e)})
             continue
-        meta["tokenizers"][tok.name] = tok.describe()
+        meta.tokenizers[tok.name] = TokenizerInfo.from_dict(tok.describe())
         t0 = time.perf_counter()
         rows = speed_rows(tok, texts, suite=SUITE, spec=spec, settings=settings,
                           progress=_part_events(emit, tok.name))
         results.rows.extend(rows)
-        meta["speed"].setdefault("seconds", {})[tok.name] = time.perf_counter() - t0
+        speed.setdefault("seconds", {})[tok.name] = time.perf_counter() - t0
         emit("done", {"tokenizer": tok.name})
-    meta["speed"]["load_average_end"] = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
-    meta["timings"] = {"wall": time.perf_counter() - wall0}
-    meta["complete"] = True
+    speed["load_average_end"] = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    meta.timings = {"wall": time.perf_counter() - wall0}
+    meta.complete = True
     return results

@@ -42,7 +42,8 @@ def open_binary(path: str) -> IO[bytes]:
                 from tokbench.errors import MissingDependencyError
 
                 raise MissingDependencyError("fsspec", purpose="reading URLs") from None
-            return fsspec.open(path, "rb").open()
+            opened: IO[bytes] = fsspec.open(path, "rb").open()
+            return opened
         return open(path, "rb")
     except FileNotFoundError:
         raise InputError(f"{path}: file not found (was it moved or deleted during the run?)"

@@ -181,7 +181,7 @@ def approach3(n_nv: float, d: float, flops: float | None = None) -> float:
         vocab = -p["alpha2"] * p["A2"] * dd / (vv * dd) ** (p["alpha2"] + 1)
         u = c / (6 * (n + vv * dd))
         du = c * dd / (6 * (n + vv * dd) ** 2)
-        return vocab + p["beta"] * p["B"] * du / u ** (p["beta"] + 1)
+        return float(vocab + p["beta"] * p["B"] * du / u ** (p["beta"] + 1))
 
     return _log_bisect(slope, 1e-3, 1e7) * 1e3
 

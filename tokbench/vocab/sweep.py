@@ -4,7 +4,7 @@
 every size with ``tokbench.engine.runner.run`` on held-out suites, and recommends a size by a
 stated rule next to its cost (embedding and output-layer parameters against the sequence
 length saved). Everything it finds goes into ``sweep.json`` (the Results schema: one
-tokenizer per size, named like ``bpe-8k``, and ``meta["sweep"]``); ``tokbench.render.sweep``
+tokenizer per size, named like ``bpe-8k``, and ``meta.sweep``); ``tokbench.render.sweep``
 draws the tables and plots from that file.
 
 Byte-level BPE is trained once, at the largest size; each smaller vocabulary is cut from
@@ -450,7 +450,7 @@ def evaluate(sizes: Sequence[SizeResult], suites: Sequence[AnySuite], config: Sw
 def groups_of(results: Results) -> list[tuple[str, str]]:
     """(suite, subset) pairs the rule looks at: every subset but "all" (or "all" alone)."""
     pairs: list[tuple[str, str]] = []
-    for suite in results.meta.get("suites", {}):
+    for suite in results.meta.suites:
         subs = sorted({r.subset for r in results.rows if r.suite == suite
                        and r.metric == "bytes_per_token"} - {ALL})
         pairs += [(suite, s) for s in subs] or [(suite, ALL)]
@@ -516,7 +516,7 @@ def cost_table(results: Results, names: dict[str, int], sizes: Sequence[int], d_
                tied: bool) -> list[dict[str, Any]]:
     """Per size: embedding (+ output layer unless tied) parameters against tokens per
     1M bytes of all evaluation text, and what each size saves against the smallest."""
-    suite_bytes = {s: int(d.get("bytes", 0)) for s, d in results.meta.get("suites", {}).items()}
+    suite_bytes = {s: d.bytes or 0 for s, d in results.meta.suites.items()}
     tokens: dict[int, int] = {}
     for r in results.rows:
         if r.metric == "tokens" and r.subset == ALL and r.tokenizer in names \
@@ -605,7 +605,7 @@ def _nearest(sizes: Sequence[int], section: dict[str, Any]) -> dict[str, Any] | 
 
 @dataclass
 class SweepRun:
-    """A finished sweep: the results (with ``meta["sweep"]``) and the trained sizes."""
+    """A finished sweep: the results (with ``meta.sweep``) and the trained sizes."""
 
     results: Results
     sizes: list[SizeResult]
@@ -645,6 +645,6 @@ def sweep(corpus: Corpus, eval_suites: Sequence[AnySuite], config: SweepConfig, 
         "overlap": overlap,
         **analyze(results, config, names),
     }
-    results.meta["sweep"] = meta
+    results.meta.sweep = meta
     path = write_json_atomic(results, out_dir / RESULTS_FILE)
     return SweepRun(results, trained, overlap, path)
