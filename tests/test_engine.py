@@ -135,30 +135,37 @@ def test_dask_local_cluster_gives_the_same_rows_as_a_local_run(tmp_path: Path) -
     assert failures(dask) == failures(local)
 
 
+class ShardCalls:
+    """Records which shards run (in this process, ``jobs=1``); ``stop_at`` interrupts the
+    run as Ctrl-C would when that many shards have been started."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, stop_at: int | None = None) -> None:
+        self.indexes: list[int] = []
+        self.stop_at = stop_at
+        self.real = work.process_shard  # the real one, however often this is patched
+        monkeypatch.setattr(executors, "process_shard", self)
+
+    def __call__(self, task: ShardTask):  # type: ignore[no-untyped-def]
+        self.indexes.append(task.index)
+        if len(self.indexes) == self.stop_at:
+            raise KeyboardInterrupt
+        return self.real(task)
+
+
 def test_an_interrupted_run_resumes_from_its_finished_shards(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     suite = tiny_shards(load_suite(f"text:{corpus(tmp_path)}"), 30)  # type: ignore[arg-type]
     n_shards = len(suite.shards())
     state = tmp_path / "state.json"
-    real = executors.process_shard
-    calls: list[int] = []
-
-    def stop_at_fourth(task: ShardTask):  # type: ignore[no-untyped-def]
-        calls.append(task.index)
-        if len(calls) == 4:
-            raise KeyboardInterrupt
-        return real(task)
-
-    monkeypatch.setattr(executors, "process_shard", stop_at_fourth)
+    ShardCalls(monkeypatch, stop_at=4)
     with pytest.raises(KeyboardInterrupt):
         run(TOKENIZERS, [suite], ["compression", "roundtrip"], state=state)
     assert state.exists()  # the three finished shards were written on the interruption
 
-    calls.clear()
-    monkeypatch.setattr(executors, "process_shard", lambda t: (calls.append(t.index), real(t))[1])
+    calls = ShardCalls(monkeypatch)
     resumed = run(TOKENIZERS, [suite], ["compression", "roundtrip"], state=state,
                   resume=Results())
-    assert sorted(calls) == list(range(3, n_shards))  # only the unfinished shards
+    assert sorted(calls.indexes) == list(range(3, n_shards))  # only the unfinished shards
     assert not state.exists()  # a finished run leaves no state behind
     fresh = run(TOKENIZERS, [suite], ["compression", "roundtrip"])
     assert deterministic(resumed) == deterministic(fresh)
@@ -168,22 +175,12 @@ def test_a_state_from_other_settings_is_not_reused(tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     suite = tiny_shards(load_suite(f"text:{corpus(tmp_path)}"), 30)  # type: ignore[arg-type]
     state = tmp_path / "state.json"
-    real = executors.process_shard
-    calls: list[int] = []
-
-    def stop_at_second(task: ShardTask):  # type: ignore[no-untyped-def]
-        calls.append(task.index)
-        if len(calls) == 2:
-            raise KeyboardInterrupt
-        return real(task)
-
-    monkeypatch.setattr(executors, "process_shard", stop_at_second)
+    ShardCalls(monkeypatch, stop_at=2)
     with pytest.raises(KeyboardInterrupt):
         run(TOKENIZERS, [suite], ["compression"], state=state)
-    calls.clear()
-    monkeypatch.setattr(executors, "process_shard", lambda t: (calls.append(t.index), real(t))[1])
+    calls = ShardCalls(monkeypatch)
     run(TOKENIZERS, [suite], ["compression", "roundtrip"], state=state, resume=Results())
-    assert sorted(calls) == list(range(len(suite.shards())))  # different work: all redone
+    assert sorted(calls.indexes) == list(range(len(suite.shards())))  # different work: all redone
 
 
 def test_invalid_utf8_is_found_before_any_work_with_file_and_line(tmp_path: Path) -> None:
