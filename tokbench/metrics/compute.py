@@ -49,12 +49,15 @@ class TokenTable:
         self.fallback = np.zeros(0, dtype=bool)
         self.partial = np.zeros(0, dtype=bool)  # bytes not valid UTF-8 alone
         self._flat = bytearray()
+        self._flat_view: np.ndarray | None = None
         self.unk_id = tokenizer.unk_id
 
     @property
     def flat(self) -> np.ndarray:
-        """All known tokens' bytes end to end (see ``start``)."""
-        return np.frombuffer(bytes(self._flat), dtype=np.uint8)
+        """All known tokens' bytes end to end (see ``start``); copied once per growth."""
+        if self._flat_view is None or self._flat_view.size != len(self._flat):
+            self._flat_view = np.frombuffer(bytes(self._flat), dtype=np.uint8)
+        return self._flat_view
 
     def token_bytes(self, token_id: int) -> bytes:
         b = self._bytes.get(token_id)
@@ -103,11 +106,26 @@ class TokenTable:
         self._flat = bytearray(b"".join(everything))
         self.known = np.ones(len(everything), dtype=bool)
         self.fallback = np.zeros(len(everything), dtype=bool)
-        self.partial = np.fromiter((not _valid_utf8(b) for b in everything), dtype=bool,
-                                   count=len(everything))
+        self.partial = _partial(everything, self.length, self.start, self.flat)
         if self.tokenizer.byte_fallback:
             is_fb = self.tokenizer.is_byte_fallback_token
             self.fallback[:] = [is_fb(t) for t in range(len(everything))]
+
+
+def _partial(pieces: list[bytes], length: np.ndarray, start: np.ndarray, flat: np.ndarray
+             ) -> np.ndarray:
+    """Which pieces are not valid UTF-8 alone; only pieces with a byte >= 0x80 are decoded
+    (ASCII pieces, most of any vocabulary, are valid by construction)."""
+    out = np.zeros(len(pieces), dtype=bool)
+    nonempty = np.flatnonzero(length > 0)
+    if nonempty.size == 0:
+        return out
+    high = np.zeros(len(pieces), dtype=bool)
+    high[nonempty] = np.maximum.reduceat(flat, start[nonempty]) >= 0x80
+    # reduceat over [start, next start) of non-empty pieces: their runs are contiguous
+    for t in np.flatnonzero(high).tolist():
+        out[t] = not _valid_utf8(pieces[t])
+    return out
 
 
 def _valid_utf8(b: bytes) -> bool:
