@@ -37,6 +37,15 @@ class SourceInfo:
                 "path": self.path}
 
 
+def is_utf8(data: bytes) -> bool:
+    """Whether ``data`` is valid UTF-8 on its own (a whole token, not a fragment)."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def sha256_file(path: str | Path, chunk: int = 1 << 20) -> str:
     """Hex sha256 of a file, read in chunks."""
     h = hashlib.sha256()

@@ -43,6 +43,7 @@ from tokbench.adapters.base import (
     Encoding,
     SourceInfo,
     Tokenizer,
+    is_utf8,
     out_of_vocab,
     sha256_file,
 )
@@ -270,17 +271,9 @@ def _strings(values: Any, key: str, path: str) -> list[str]:
     try:
         return [v.decode("utf-8") for v in values]
     except UnicodeDecodeError:
-        bad = next(i for i, v in enumerate(values) if not _is_utf8(v))
+        bad = next(i for i, v in enumerate(values) if not is_utf8(v))
         raise CorruptFileError(f"{path}: {key}[{bad}] is not valid UTF-8 "
                                f"({values[bad][:40]!r})") from None
-
-
-def _is_utf8(b: bytes) -> bool:
-    try:
-        b.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 def read_vocab(path: str | Path) -> GGUFVocab:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from tokbench.adapters.base import is_utf8
 from tokbench.metrics.base import MetricContext, MetricInfo, SumsView
 from tokbench.metrics.definitions import RENYI_ALPHA, ratio, renyi_from_counts
 from tokbench.metrics.stats import RUN_KINDS, SubsetStats, collectors_for, histogram
@@ -90,7 +91,7 @@ class TokenTable:
         self.start[new] = len(self._flat) + np.concatenate(
             [[0], np.cumsum(self.length[new])[:-1]])
         self._flat += b"".join(pieces)
-        self.partial[new] = [not _valid_utf8(b) for b in pieces]
+        self.partial[new] = [not is_utf8(b) for b in pieces]
         if self.tokenizer.byte_fallback:
             is_fb = self.tokenizer.is_byte_fallback_token
             self.fallback[new] = [is_fb(t) for t in new]
@@ -124,16 +125,8 @@ def _partial(pieces: list[bytes], length: np.ndarray, start: np.ndarray, flat: n
     high[nonempty] = np.maximum.reduceat(flat, start[nonempty]) >= 0x80
     # reduceat over [start, next start) of non-empty pieces: their runs are contiguous
     for t in np.flatnonzero(high).tolist():
-        out[t] = not _valid_utf8(pieces[t])
+        out[t] = not is_utf8(pieces[t])
     return out
-
-
-def _valid_utf8(b: bytes) -> bool:
-    try:
-        b.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 def char_to_byte_offsets(text: str) -> np.ndarray:
