@@ -197,9 +197,7 @@ class DaskExecutor:
         from distributed import as_completed
 
         todo = iter(tasks)
-        limit = self.workers * IN_FLIGHT_PER_WORKER
         ac = as_completed()
-        in_flight = 0
 
         def submit() -> bool:
             task = next(todo, None)
@@ -209,17 +207,12 @@ class DaskExecutor:
                                        retries=RETRIES))
             return True
 
-        while in_flight < limit and submit():
-            in_flight += 1
+        for _ in range(self.workers * IN_FLIGHT_PER_WORKER):  # a bounded window in flight
+            if not submit():
+                break
         for fut in ac:
-            in_flight -= 1
-            try:
-                result = fut.result()
-            except TokbenchError:
-                raise
-            yield result
-            if submit():
-                in_flight += 1
+            yield fut.result()  # a shard's error (bad input) ends the run with its message
+            submit()  # one finished, one more in
 
     def close(self) -> None:
         if self._client is not None:
