@@ -5,6 +5,7 @@ print and write the comparison, and give the exit code."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -65,24 +66,22 @@ class _LoadBaseline(argparse.Action):
             raise argparse.ArgumentError(self, str(e)) from None
 
 
-def _fail_spec(spec: str) -> str:
-    from tokbench.ci.compare import Thresholds
+def _checked_by(check: str) -> Callable[[str], str]:
+    """An argparse ``type`` that passes a value through ``tokbench.ci.compare.<check>``
+    (as a one-item list), so a typo fails while parsing, before a long run."""
+    def parse(value: str) -> str:
+        from tokbench.ci import compare
 
-    try:
-        Thresholds([spec])
-    except TokbenchError as e:
-        raise argparse.ArgumentTypeError(str(e)) from None
-    return spec
+        try:
+            getattr(compare, check)([value])
+        except TokbenchError as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
+        return value
+    return parse
 
 
-def _allow_kinds(value: str) -> str:
-    from tokbench.ci.compare import parse_allow_change
-
-    try:
-        parse_allow_change([value])
-    except TokbenchError as e:
-        raise argparse.ArgumentTypeError(str(e)) from None
-    return value
+_fail_spec = _checked_by("Thresholds")
+_allow_kinds = _checked_by("parse_allow_change")
 
 
 def add_gate_arguments(p: argparse.ArgumentParser) -> None:

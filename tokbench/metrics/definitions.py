@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from tokbench.metrics.base import MetricContext, MetricInfo, SumsView
+from tokbench.metrics.base import Formula, MetricContext, MetricInfo, SumsView
 from tokbench.metrics.stats import RUN_KINDS
 
 RENYI_ALPHA = 2.5
@@ -48,6 +48,11 @@ def renyi_from_counts(counts: np.ndarray, vocab_size: int, alpha: float = RENYI_
     if h is None or vocab_size < 2:
         return None
     return h / math.log(vocab_size)
+
+
+def _ratio(num: str, den: str) -> Formula:
+    """The formula Σ num / Σ den (None when there is nothing to divide by)."""
+    return lambda s, c: ratio(s[num], s[den])
 
 
 def _segmented(s: SumsView) -> bool:
@@ -93,10 +98,10 @@ BUILTIN_METRICS: list[MetricInfo] = [
        needs=("tokens",), compute=lambda s, c: s["tokens"]),
     _m("bytes_per_token", "compression", "higher", "UTF-8 bytes per token",
        "Σ bytes / Σ tokens", needs=("bytes", "tokens"),
-       compute=lambda s, c: ratio(s["bytes"], s["tokens"])),
+       compute=_ratio("bytes", "tokens")),
     _m("chars_per_token", "compression", "higher", "code points per token",
        "Σ chars / Σ tokens", needs=("chars", "tokens"),
-       compute=lambda s, c: ratio(s["chars"], s["tokens"])),
+       compute=_ratio("chars", "tokens")),
     _m("fertility", "fertility", "lower", "tokens per word (as --fertility counts: by default "
        "the document's tokens over the words of the language's segmenter)",
        "Σ tokens / Σ words", citation=_RUST, needs=("seg_tokens", "words"),
@@ -128,16 +133,16 @@ BUILTIN_METRICS: list[MetricInfo] = [
        compute=lambda s, c: ratio(s["unk"], s["tokens"]) if c.has_unk else 0.0),
     _m("unk_chars", "unknown", "lower", "share of characters inside unknown tokens",
        "Σ chars in unk tokens / Σ chars", needs=("unk_chars", "chars"),
-       compute=lambda s, c: ratio(s["unk_chars"], s["chars"])),
+       compute=_ratio("unk_chars", "chars")),
     _m("byte_fallback", "unknown", "lower", "byte-fallback pieces per token",
        "Σ byte pieces / Σ tokens", needs=("fallback", "tokens"),
-       compute=lambda s, c: ratio(s["fallback"], s["tokens"])),
+       compute=_ratio("fallback", "tokens")),
     _m("byte_token_rate", "unknown", "lower",
        "tokens whose bytes are not valid UTF-8 alone (parts of a character, single bytes "
        "0x80-0xFF, byte-fallback pieces of such bytes) per token: what byte-level BPE does "
        "where it knows a script badly (unk_rate and byte_fallback stay 0 there)",
        "Σ tokens not valid UTF-8 alone / Σ tokens", needs=("byte_tokens", "tokens"),
-       compute=lambda s, c: ratio(s["byte_tokens"], s["tokens"])),
+       compute=_ratio("byte_tokens", "tokens")),
     _m("vocab_used", "vocab_use", "none", "share of the vocabulary seen",
        "distinct ids / vocab size", needs=("histogram",), compute=_vocab_used),
     _m("renyi_efficiency_vocab", "vocab_use", "higher",
