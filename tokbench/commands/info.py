@@ -22,7 +22,7 @@ def main(args: argparse.Namespace) -> int:
     from tokbench.cli.console import console, err_console
     from tokbench.loading.catalog import get_entry, new_session
     from tokbench.loading.loader import load_tokenizer, parse_spec
-    from tokbench.metrics.vocab import vocabulary_facts
+    from tokbench.metrics.vocab import cached_vocabulary_facts
 
     spec = parse_spec(args.name)
     entry = get_entry(spec.value) if spec.kind == "catalog" else None
@@ -31,7 +31,7 @@ def main(args: argparse.Namespace) -> int:
                                                        highlight=False)) as session:
         tok = load_tokenizer(args.name, session=session)
     status.print("[dim]testing every token (fragments, unreachable)…[/]", highlight=False)
-    facts = vocabulary_facts(tok)
+    facts = cached_vocabulary_facts(tok)
 
     specials = sorted(tok.special_tokens.items(), key=lambda kv: kv[1])
     shown = ", ".join(f"{escape(t)}={i}" for t, i in specials[:SHOW_SPECIALS])

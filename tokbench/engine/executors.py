@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 
 RETRIES = 2
 IN_FLIGHT_PER_WORKER = 2
+#: bytes to encode (summed over tokenizers) from which the default starts its pool
+#: before the first shard: minutes of work, where a worker's start-up never matters
+EAGER_BYTES = 512 * 1024 * 1024
 
 
 def usable_cores() -> int:
@@ -141,6 +144,105 @@ class ProcessExecutor:
             self._pool = None
 
 
+class AutoExecutor:
+    """A pool only when it pays (the default ``jobs``): the first shard runs in this
+    process and times the work per byte on this machine now; the rest goes to a pool of
+    ``workers`` processes only if the time it saves on what is left beats a worker's
+    start-up cost (interpreter and imports, ``SPAWN_S``, plus loading the tokenizers,
+    measured as this process loaded them) by ``PAYS_BY``, counting only the cores other
+    processes leave free (the 1-minute load average). Otherwise every shard runs here:
+    a small job never pays for a pool, a large one on an idle machine always does.
+    """
+
+    #: interpreter start and tokbench/numpy imports of a spawned worker (measured: 0.5 s
+    #: on a busy 2-core machine)
+    SPAWN_S = 0.5
+    #: the pool must save at least this share of the serial time left
+    PAYS_BY = 0.2
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self.chosen = "serial"
+        self._serial = SerialExecutor()
+        self._pool: ProcessExecutor | None = None
+        self._total = self._shards = 0
+        self._load_s = 0.0
+
+    def expect(self, nbytes: int, shards: int, load_s: float) -> None:
+        """What the planner knows before any shard: the bytes to encode (summed over the
+        tokenizers), in how many shards, and how long this process took to load the
+        run's tokenizers (what each worker would take)."""
+        self._total, self._shards, self._load_s = nbytes, shards, load_s
+
+    def start(self, run_id: str, tokenizers: Sequence[tuple[str, Tokenizer]],
+              specs: Sequence[tuple[str, object]]) -> None:
+        """Install the tokenizers here; start the pool at once (its workers load while
+        the caller goes on) when the corpus is so large that it pays at any speed."""
+        self._serial.start(run_id, tokenizers, specs)
+        self._run = (run_id, tokenizers, specs)
+        if self._total >= EAGER_BYTES and self._parallel(self._shards) >= 1.5:
+            self._start_pool()
+
+    def _start_pool(self) -> bool:
+        try:
+            pool = ProcessExecutor(self.workers)
+            pool.start(*self._run)
+        except InputError:  # tokenizers that cannot be sent to a process: work here
+            return False
+        self._pool, self.chosen = pool, "pool"
+        return True
+
+    def _parallel(self, shards: int) -> float:
+        """How many workers would really run at once: the pool's size, the shards and
+        the cores other processes leave free (this process counts as one)."""
+        free = usable_cores() - max(0.0, _load_average() - 1.0)
+        return min(self.workers, shards, max(1.0, free))
+
+    def pays(self, per_byte_s: float, left_bytes: int, left_shards: int) -> bool:
+        """Whether a pool finishes ``left_bytes`` (in ``left_shards`` shards) sooner than
+        this process would, at ``per_byte_s`` seconds a byte, by ``PAYS_BY``."""
+        parallel = self._parallel(left_shards)
+        if parallel < 1.5:
+            return False
+        serial_s = per_byte_s * left_bytes
+        pool_s = self.SPAWN_S + self._load_s + serial_s / parallel
+        return pool_s <= serial_s * (1 - self.PAYS_BY)
+
+    def map(self, tasks: Iterable[ShardTask]) -> Iterator[ShardResult]:
+        import time
+
+        todo = iter(tasks)
+        if self._pool is not None:
+            yield from self._pool.map(todo)
+            return
+        first = next(todo, None)
+        if first is None:
+            return
+        t0 = time.perf_counter()
+        yield process_shard(first)
+        spent = time.perf_counter() - t0
+        left = max(0, self._total - first.nbytes * len(first.tokenizers))
+        per_byte = spent / max(1, first.nbytes * len(first.tokenizers))
+        if left and self.pays(per_byte, left, self._shards - 1) and self._start_pool():
+            assert self._pool is not None
+            yield from self._pool.map(todo)
+            return
+        for task in todo:
+            yield process_shard(task)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
+
+
+def _load_average() -> float:
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):  # not on this platform: assume an idle machine
+        return 0.0
+
+
 def _pool_worker(run_id: str, specs: Sequence[tuple[str, object]], parent: int) -> None:
     """A pool worker: load the run's tokenizers, and end when the run's process is gone
     (``kill -9`` leaves no orphan encoding on)."""
@@ -230,7 +332,8 @@ def _dask_shard(task: ShardTask, payload: tuple[str, list[tuple[str, object]]]) 
 
 def make_executor(kind: str, jobs: int | None = None, scheduler: str | None = None
                   ) -> Executor:
-    """``local`` (``jobs`` processes; 1 runs in this process) or ``dask``."""
+    """``local`` (``jobs`` processes, forced; 1 runs in this process; None: a pool of
+    every usable core only when it pays, ``AutoExecutor``) or ``dask``."""
     if kind == "dask":
         return DaskExecutor(scheduler, jobs)
     if kind != "local":
@@ -240,4 +343,6 @@ def make_executor(kind: str, jobs: int | None = None, scheduler: str | None = No
     n = usable_cores() if jobs is None else jobs
     if n < 1:
         raise InputError(f"jobs must be at least 1, got {n}")
-    return SerialExecutor() if n == 1 else ProcessExecutor(n)
+    if n == 1:
+        return SerialExecutor()
+    return AutoExecutor(n) if jobs is None else ProcessExecutor(n)

@@ -12,6 +12,7 @@ bad document is recorded as that document's failure while the run goes on.
 
 from __future__ import annotations
 
+import statistics
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -37,6 +38,7 @@ from tokbench.version import __version__
 if TYPE_CHECKING:
     from tokbench.adapters.base import Tokenizer
     from tokbench.engine.executors import Executor
+    from tokbench.speed.rate import Rate
     from tokbench.suites.model import Suite
     from tokbench.suites.stream import StreamingSuite
 
@@ -229,21 +231,27 @@ class _Run:
         total = sum(sum(sh.nbytes for i, sh in enumerate(p.shards) if i not in p.progress.done)
                     for p in plans)
         self.notify("start", {"units": len(self.toks) * (len(suites) + vocab), "bytes": total})
-        if vocab:
-            for name in self.toks:
-                self._vocab_unit(name, resume)
+        pending = [p for p in plans if p.tokenizers and not p.finished]
+        run_id = uuid.uuid4().hex
         try:
-            pending = [p for p in plans if p.tokenizers and not p.finished]
+            if pending:  # a pool's workers load while the vocabulary facts are counted
+                self._start(pending, executor, run_id)
+            if vocab:
+                for name in self.toks:
+                    self._vocab_unit(name, resume)
             for p in plans:
                 if p.tokenizers and p.finished:
                     self._finish(p, state)
             if pending:
-                self._work(pending, executor, state)
+                self._work(pending, executor, state, run_id)
         except BaseException:
             state.flush()
             raise
         finally:
             executor.close()
+        chosen = getattr(executor, "chosen", None)
+        if chosen is not None:
+            meta.executor = {**meta.executor, "chosen": chosen}
         for p in plans:
             self._throughput(p)
         self._speed(plans)
@@ -254,11 +262,18 @@ class _Run:
         self.notify("done", {})
         return self.results
 
-    def _work(self, plans: list[_Plan], executor: Executor, state: RunState) -> None:
-        run_id = uuid.uuid4().hex
+    def _start(self, plans: list[_Plan], executor: Executor, run_id: str) -> None:
         names = sorted({n for p in plans for n in p.tokenizers})
+        expect = getattr(executor, "expect", None)
+        if expect is not None:  # the default: a pool only when it pays (AutoExecutor)
+            left = [(sh.nbytes * len(p.tokenizers)) for p in plans
+                    for i, sh in enumerate(p.shards) if i not in p.progress.done]
+            expect(sum(left), len(left), self.timings.load)
         executor.start(run_id, [(n, self.toks[n]) for n in names],
                        [(n, self.specs[n]) for n in names])
+
+    def _work(self, plans: list[_Plan], executor: Executor, state: RunState, run_id: str
+              ) -> None:
         by_suite = {p.suite.name: p for p in plans}
         for result in executor.map(self._tasks(plans, run_id)):
             plan = by_suite[result.suite]
@@ -460,10 +475,10 @@ class _Run:
         if reused is not None:
             rows = reused[0]
         else:
-            from tokbench.metrics.vocab import vocabulary_facts
+            from tokbench.metrics.vocab import cached_vocabulary_facts
 
             t0 = time.perf_counter()
-            facts = vocabulary_facts(tok)
+            facts = cached_vocabulary_facts(tok)
             self.timings.vocab += time.perf_counter() - t0
             rows = [Row(name, VOCAB_SUITE, ALL, k, v) for k, v in facts.items()]
         self.results.rows.extend(rows)
@@ -473,29 +488,37 @@ class _Run:
 
     def _throughput(self, plan: _Plan) -> None:
         """Encode speed on one thread, timed here after the shard work is done (so no
-        worker competes for the CPU): the whole suite (a sample) and, for parallel
-        suites, each language."""
+        worker competes for the CPU) on a fixed-size sample of each subset of a parallel
+        suite (and their union as ``all``), or of the whole suite: a cost bounded by the
+        sample, with the precision reached stated in each row (``SampledBudget``)."""
         if "throughput" not in plan.families or not plan.tokenizers:
             return
-        from tokbench.metrics.throughput import CLOCK, measure_throughput
+        from tokbench.speed.rate import SampledBudget, measure_rates
 
-        targets = _throughput_texts(plan.suite, self.settings.throughput_subsets)
-        for name in plan.tokenizers:
+        budget = SampledBudget(min_rounds=self.settings.throughput_repeats,
+                               max_rounds=max(SampledBudget.max_rounds,
+                                              self.settings.throughput_repeats))
+        per_subset = self.settings.throughput_subsets and plan.suite.parallel
+        targets = _throughput_texts(plan.suite, per_subset,
+                                    budget.subset_bytes if per_subset else budget.all_bytes)
+        total = ALL if per_subset else None
+        if per_subset:
+            del targets[ALL]  # ``all`` is the union of the subsets' samples
+        for k, name in enumerate(plan.tokenizers, 1):
+            self.notify("unit", {"tokenizer": name, "suite": f"{plan.suite.name}: timing "
+                                 f"encode ({k}/{len(plan.tokenizers)})"})
             t0 = time.perf_counter()
-            for subset, texts in targets.items():
-                try:
-                    tp = measure_throughput(self.toks[name], texts,
-                                            repeats=self.settings.throughput_repeats)
-                except Exception:
-                    tp = None  # a document that fails to encode is already a failure
-                if tp is None:
-                    continue
-                extra = {"spread": tp.spread, "repeats": tp.repeats, "threads": 1,
-                         "clock": CLOCK, "samples": list(tp.samples), "bytes": tp.nbytes}
-                self.results.rows.append(Row(name, plan.suite.name, subset, "throughput_mb_s",
-                                             tp.mb_s, dict(extra)))
-                self.results.rows.append(Row(name, plan.suite.name, subset,
-                                             "throughput_tokens_s", tp.tokens_s, dict(extra)))
+            try:
+                rates = measure_rates(self.toks[name], targets, total, budget)
+            except Exception:
+                rates = {}  # a document that fails to encode is already a failure
+            for subset in sorted(rates, key=lambda s: (s != ALL, s)):
+                rate = rates[subset]
+                per_mb = rate.tokens_s / rate.mb_s if rate.mb_s > 0 else 0.0
+                for metric, value, scale in (("throughput_mb_s", rate.mb_s, 1.0),
+                                             ("throughput_tokens_s", rate.tokens_s, per_mb)):
+                    self.results.rows.append(Row(name, plan.suite.name, subset, metric, value,
+                                                 _throughput_details(rate, scale)))
             self.timings.throughput += time.perf_counter() - t0
             self.finished_units.append([name, plan.suite.name])
             self._checkpoint()
@@ -579,11 +602,25 @@ def _shards(suite: AnySuite, workers: int) -> tuple[list[Any], int]:
     return shards, target
 
 
-def _throughput_texts(suite: AnySuite, per_subset: bool) -> dict[str, list[str]]:
+def _throughput_details(rate: Rate, scale: float) -> dict[str, Any]:
+    """A throughput row's details: its samples (``compare`` judges a change against their
+    range, as for every run before), their spread, and the precision reached (half the
+    median's 95% interval, relative: 0.02 is ±2%), with how the timing stopped."""
+    extra = rate.extras(scale)
+    del extra["ci"]  # the range of the samples stays the noise band compare uses
+    samples = extra["samples"]
+    med = statistics.median(samples) if samples else 0.0
+    extra["spread"] = (max(samples) - min(samples)) / med if med else 0.0
+    extra["threads"] = 1
+    return extra
+
+
+def _throughput_texts(suite: AnySuite, per_subset: bool,
+                      limit: int = THROUGHPUT_SAMPLE_BYTES) -> dict[str, list[str]]:
     """What throughput is timed on: a sample of the suite (documents taken round-robin
-    from every subset up to ``THROUGHPUT_SAMPLE_BYTES``, each cut to that size) and, for
-    parallel suites, each language's documents. Deterministic, so two runs time the same
-    text."""
+    from every subset up to ``limit`` bytes, each cut to that size) and, with
+    ``per_subset``, a sample of each subset (its first documents up to ``limit`` bytes).
+    Deterministic, so two runs time the same text."""
     if getattr(suite, "streaming", False):
         first = suite.shards()[0] if suite.shards() else None  # type: ignore[union-attr]
         docs = first.read()[0] if first is not None else []
@@ -592,21 +629,35 @@ def _throughput_texts(suite: AnySuite, per_subset: bool) -> dict[str, list[str]]
     groups: dict[str, list[str]] = {}
     for d in docs:
         groups.setdefault(suite.subset_of(d) if suite.subset_by else d.lang, []).append(
-            _cut(d.text, THROUGHPUT_SAMPLE_BYTES))
-    lists = list(groups.values())
+            _cut(d.text, limit))
+    out = {ALL: _round_robin(list(groups.values()), limit)}
+    if per_subset:
+        out.update((k, _head(g, limit)) for k, g in groups.items())
+    return out
+
+
+def _round_robin(lists: list[list[str]], limit: int) -> list[str]:
+    """Texts taken in turn from each list until ``limit`` bytes, in corpus order."""
     picked: list[tuple[int, int]] = []
     total = 0
     for round_ in range(max((len(g) for g in lists), default=0)):
         for k, g in enumerate(lists):
-            if round_ < len(g) and total < THROUGHPUT_SAMPLE_BYTES:
+            if round_ < len(g) and total < limit:
                 picked.append((k, round_))
                 total += len(g[round_].encode("utf-8"))
-    # keep corpus order inside the sample
     order = {id(t): i for i, t in enumerate(t for g in lists for t in g)}
-    sample = sorted((lists[k][r] for k, r in picked), key=lambda t: order[id(t)])
-    out = {ALL: sample}
-    if per_subset and suite.parallel:
-        out.update(groups)
+    return sorted((lists[k][r] for k, r in picked), key=lambda t: order[id(t)])
+
+
+def _head(texts: list[str], limit: int) -> list[str]:
+    """The first of ``texts`` up to ``limit`` UTF-8 bytes (the last one may pass it)."""
+    out: list[str] = []
+    total = 0
+    for t in texts:
+        if total >= limit:
+            break
+        out.append(t)
+        total += len(t.encode("utf-8"))
     return out
 
 

@@ -73,6 +73,14 @@ def vocabulary_facts(tok: Tokenizer) -> dict[str, int]:
     }
 
 
+def cached_vocabulary_facts(tok: Tokenizer) -> dict[str, int]:
+    """``vocabulary_facts(tok)``, from the user cache when these files were counted by
+    this code before (``tokbench.metrics.factcache``): they never change for a file."""
+    from tokbench.metrics.factcache import cached_facts
+
+    return cached_facts(tok, "vocabulary", __name__, vocabulary_facts)[0]
+
+
 def has_dummy_prefix(tok: Tokenizer, probe: str = "a") -> bool:
     """Whether encoding ``probe`` (text with no leading space) prepends a space
     (SentencePiece's dummy prefix)."""

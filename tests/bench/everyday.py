@@ -1,0 +1,164 @@
+"""The everyday runs against their floor: wall of a whole ``tokbench run`` process over the
+wall of a bare process that loads the same tokenizers and encodes + decodes the same text.
+
+Jobs (``--jobs-to-run``, comma-separated; default all):
+
+* ``default``   ``tokbench run`` (8 tokenizers x 5 built-in suites; plots and HTML too)
+* ``japanese``  ``tokbench run --preset japanese`` (tokenizers that do not load are skipped
+  by both sides)
+* ``flores4``   FLORES devtest, eng/jpn/zho/hin, cl100k_base + xlm-roberta, five families
+  (tokenizer, compression, fertility, premium, roundtrip)
+* ``flores42``  FLORES dev+devtest, 42 languages, cl100k_base, compression only; its floor
+  is a bare encode loop (compression needs no decode)
+
+Every code tree given (``--tree NAME=PATH``, e.g. ``before=/tmp/main-copy after=.``) runs
+each job with the default ``--jobs`` and with ``--jobs 1``; the bare process runs beside
+them. Each repetition runs every variant once, in turn (alternated, so a burst of load on a
+shared machine touches all alike); medians are printed with the 1-minute load average seen.
+Files must be cached (``tokbench fetch``); runs use ``--no-fetch`` and a temporary OUT.
+Before timing, every variant runs once (warms file caches and tokbench's own caches).
+Usage: python tests/bench/everyday.py --tree before=/tmp/old --tree after=. [--reps 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+FLORES4 = "flores200?split=devtest&languages=eng_Latn,jpn_Jpan,zho_Hans,hin_Deva"
+JOBS: dict[str, dict[str, object]] = {
+    "default": {"args": []},
+    "japanese": {"args": ["--preset", "japanese"]},
+    "flores4": {"args": ["-t", "cl100k_base,xlm-roberta", "-s", FLORES4, "-m",
+                         "tokenizer,compression,fertility,premium,roundtrip"]},
+    "flores42": {"args": ["-t", "cl100k_base", "-s", "flores200", "-m", "compression"],
+                 "decode": False},
+}
+
+#: the bare process: load each tokenizer, then encode (and decode) every document
+BARE = r"""
+import json, sys, time
+from tokbench.loading.loader import load_tokenizer
+from tokbench.suites import load_suite
+job = json.loads(sys.argv[1])
+texts = [d.text for s in job["suites"] for d in load_suite(s).documents]
+load = work = 0.0
+for spec in job["tokenizers"]:
+    t0 = time.perf_counter()
+    try:
+        tok = load_tokenizer(spec)
+    except Exception:
+        continue
+    t1 = time.perf_counter()
+    encode, decode = tok.encode, tok.decode
+    if job["decode"]:
+        for t in texts:
+            decode(encode(t))
+    else:
+        for t in texts:
+            encode(t)
+    load += t1 - t0
+    work += time.perf_counter() - t1
+print(json.dumps({"load": load, "work": work, "bytes": sum(len(t.encode()) for t in texts)}))
+"""
+
+
+def job_spec(name: str) -> dict[str, object]:
+    """Tokenizers and suites a job runs (resolved as ``tokbench run`` resolves them)."""
+    from tokbench.engine.presets import get_preset
+    from tokbench.engine.runner import DEFAULT_SUITES, DEFAULT_TOKENIZERS
+
+    args = list(JOBS[name]["args"])  # type: ignore[call-overload]
+    conf: dict[str, object] = {"tokenizers": list(DEFAULT_TOKENIZERS),
+                               "suites": list(DEFAULT_SUITES)}
+    if "--preset" in args:
+        conf.update(get_preset(args[args.index("--preset") + 1]))
+    if "-t" in args:
+        conf["tokenizers"] = args[args.index("-t") + 1].split(",")
+    if "-s" in args:
+        conf["suites"] = [args[args.index("-s") + 1]]
+    return {"tokenizers": conf["tokenizers"], "suites": conf["suites"],
+            "decode": JOBS[name].get("decode", True)}
+
+
+def env_for(tree: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(tree)
+    env.setdefault("MPLBACKEND", "Agg")
+    return env
+
+
+def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, str]:
+    t0 = time.perf_counter()
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - t0
+    if done.returncode not in (0, 2):
+        sys.exit(f"{' '.join(cmd)} failed ({done.returncode}):\n{done.stderr[-2000:]}")
+    return wall, done.stdout
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--tree", action="append", default=[], metavar="NAME=PATH",
+                    help="a tokbench source tree to time (default: after=this checkout)")
+    ap.add_argument("--jobs-to-run", default=",".join(JOBS))
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--no-jobs1", action="store_true", help="only the default --jobs")
+    args = ap.parse_args()
+    trees = dict(t.split("=", 1) for t in args.tree) or {
+        "after": str(Path(__file__).resolve().parents[2])}
+    out = Path(tempfile.mkdtemp(prefix="tokbench-everyday-"))
+    for job in args.jobs_to_run.split(","):
+        spec = job_spec(job)
+        variants: dict[str, list[str]] = {}
+        for name in trees:
+            base = [sys.executable, "-m", "tokbench", "run", *JOBS[job]["args"],  # type: ignore[misc]
+                    "--no-fetch", "--no-history", "-o", str(out / f"{job}-{name}")]
+            variants[f"{name} default"] = base
+            if not args.no_jobs1:
+                variants[f"{name} --jobs 1"] = [*base, "--jobs", "1"]
+        first_tree = Path(next(iter(trees.values())))
+        bare_cmd = [sys.executable, "-c", BARE, json.dumps(spec)]
+        walls: dict[str, list[float]] = {k: [] for k in [*variants, "bare"]}
+        inner: list[float] = []
+        loads: list[float] = []
+        for rep in range(args.reps + 1):  # the first round warms caches, not counted
+            loads.append(os.getloadavg()[0])
+            for name, cmd in variants.items():
+                tree = Path(trees[name.split()[0]])
+                wall, _ = timed(cmd, env_for(tree))
+                if rep:
+                    walls[name].append(wall)
+            wall, stdout = timed(bare_cmd, env_for(first_tree))
+            facts = json.loads(stdout.strip().splitlines()[-1])
+            if rep:
+                walls["bare"].append(wall)
+                inner.append(facts["load"] + facts["work"])
+        bare = statistics.median(walls["bare"])
+        floor = statistics.median(inner)
+        print(f"\n== {job}: {len(spec['tokenizers'])} tokenizers, "  # type: ignore[arg-type]
+              f"{facts['bytes'] / 1e6:.2f} MB; {args.reps} alternated reps, median; "
+              f"1-min load average {min(loads):.1f}..{max(loads):.1f} on {os.cpu_count()} CPUs")
+        print(f"  bare process (load + encode{' + decode' if spec['decode'] else ''}) "
+              f"{bare:7.2f} s   of which load + work {floor:.2f} s")
+        print(f"  {'variant':<22}{'wall s':>9}{'/ bare process':>16}{'/ (load+work)':>15}")
+        for name in variants:
+            w = statistics.median(walls[name])
+            print(f"  {name:<22}{w:>9.2f}{w / bare:>16.2f}{w / floor:>15.2f}")
+        for name in trees:
+            if not args.no_jobs1:
+                d = statistics.median(walls[f"{name} default"])
+                one = statistics.median(walls[f"{name} --jobs 1"])
+                print(f"  {name}: default --jobs / --jobs 1 = {d / one:.3f}")
+
+
+if __name__ == "__main__":
+    main()
