@@ -16,7 +16,7 @@ import statistics
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -488,32 +488,37 @@ class _Run:
 
     def _throughput(self, plan: _Plan) -> None:
         """Encode speed on one thread, timed here after the shard work is done (so no
-        worker competes for the CPU) on a fixed-size sample of each subset of a parallel
-        suite (and their union as ``all``), or of the whole suite: a cost bounded by the
-        sample, with the precision reached stated in each row (``SampledBudget``)."""
+        worker competes for the CPU) on a fixed-size sample of the suite and, for
+        parallel suites, of each subset: a cost bounded by the samples, with the
+        precision reached stated in each row (``tokbench.speed.rate.RUN_BUDGET``)."""
         if "throughput" not in plan.families or not plan.tokenizers:
             return
-        from tokbench.speed.rate import SampledBudget, measure_rates
+        from tokbench.speed.rate import (
+            RUN_BUDGET,
+            RUN_SAMPLE_BYTES,
+            RUN_SUBSET_BYTES,
+            measure_rate,
+        )
 
-        budget = SampledBudget(min_rounds=self.settings.throughput_repeats,
-                               max_rounds=max(SampledBudget.max_rounds,
-                                              self.settings.throughput_repeats))
+        repeats = self.settings.throughput_repeats
+        budget = replace(RUN_BUDGET, min_samples=repeats,
+                         max_samples=max(RUN_BUDGET.max_samples, repeats))
         per_subset = self.settings.throughput_subsets and plan.suite.parallel
-        targets = _throughput_texts(plan.suite, per_subset,
-                                    budget.subset_bytes if per_subset else budget.all_bytes)
-        total = ALL if per_subset else None
+        targets = _throughput_texts(plan.suite, False, RUN_SAMPLE_BYTES)
         if per_subset:
-            del targets[ALL]  # ``all`` is the union of the subsets' samples
+            subsets = _throughput_texts(plan.suite, True, RUN_SUBSET_BYTES)
+            targets.update((k, v) for k, v in subsets.items() if k != ALL)
         for k, name in enumerate(plan.tokenizers, 1):
             self.notify("unit", {"tokenizer": name, "suite": f"{plan.suite.name}: timing "
                                  f"encode ({k}/{len(plan.tokenizers)})"})
             t0 = time.perf_counter()
-            try:
-                rates = measure_rates(self.toks[name], targets, total, budget)
-            except Exception:
-                rates = {}  # a document that fails to encode is already a failure
-            for subset in sorted(rates, key=lambda s: (s != ALL, s)):
-                rate = rates[subset]
+            for subset, texts in targets.items():
+                try:
+                    rate = measure_rate(self.toks[name], texts, budget)
+                except Exception:
+                    rate = None  # a document that fails to encode is already a failure
+                if rate is None:
+                    continue
                 per_mb = rate.tokens_s / rate.mb_s if rate.mb_s > 0 else 0.0
                 for metric, value, scale in (("throughput_mb_s", rate.mb_s, 1.0),
                                              ("throughput_tokens_s", rate.tokens_s, per_mb)):

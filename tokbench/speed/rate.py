@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +33,10 @@ class RateBudget:
     min_samples: int = 5
     max_samples: int = 40
     min_sample_s: float = 0.03
+    #: a pass over the texts this long (seconds) is a sample precise enough alone: then
+    #: ``long_pass_samples`` samples suffice (None: always ``min_samples``)
+    long_pass_s: float | None = None
+    long_pass_samples: int = 3
 
 
 @dataclass(frozen=True)
@@ -80,6 +84,9 @@ def measure_rate(tok: Tokenizer, texts: Sequence[str], budget: RateBudget = Rate
     ntok = sum(len(encode(t)) for t in texts)
     once = max(cpu() - t0, 1e-9)
     loops = max(1, int(budget.min_sample_s / once) + 1) if once < budget.min_sample_s else 1
+    min_samples = budget.min_samples
+    if budget.long_pass_s is not None and once >= budget.long_pass_s:
+        min_samples = min(min_samples, budget.long_pass_samples)
     cpu_rates: list[float] = []
     wall_rates: list[float] = []
     start = wall()
@@ -92,7 +99,7 @@ def measure_rate(tok: Tokenizer, texts: Sequence[str], budget: RateBudget = Rate
         c1, w1 = cpu(), wall()
         cpu_rates.append(nbytes * loops / 1e6 / max(c1 - c0, 1e-12))
         wall_rates.append(nbytes * loops / 1e6 / max(w1 - w0, 1e-12))
-        if len(cpu_rates) < budget.min_samples:
+        if len(cpu_rates) < min_samples:
             continue
         med = statistics.median(cpu_rates)
         if relative_width(med, median_ci(cpu_rates)) <= budget.target_rel_ci:
@@ -107,85 +114,13 @@ def measure_rate(tok: Tokenizer, texts: Sequence[str], budget: RateBudget = Rate
                 loops=loops, nbytes=nbytes, outliers=iqr_outliers(cpu_rates), stop=stop)
 
 
-@dataclass(frozen=True)
-class SampledBudget:
-    """How a run times its throughput rows: a fixed-size sample of every subset, timed
-    in interleaved rounds (every subset once per round, so a burst of load on a shared
-    machine touches every subset alike), for at least ``min_rounds`` rounds and until the
-    95% interval of the whole sample's median is within ``target_rel_ci`` of it, or
-    ``budget_s`` of CPU time is spent (CPU, not wall: a busy machine makes the timing
-    take longer, not stop sooner with a wider interval). The cost is bounded by the
-    sample, never the corpus: at most ``max_rounds`` passes over ``subset_bytes`` per
-    subset."""
 
-    subset_bytes: int = 4 * 1024
-    all_bytes: int = 32 * 1024  # the whole-suite sample of a suite without subsets
-    min_rounds: int = 5
-    max_rounds: int = 12
-    target_rel_ci: float = 0.04
-    budget_s: float = 0.1
-    min_sample_s: float = 0.001  # a subset's timed sample: passes enough to last this long
-
-
-def measure_rates(tok: Tokenizer, groups: Mapping[str, Sequence[str]], total: str | None,
-                  budget: SampledBudget = SampledBudget(), clocks: Clocks = REAL
-                  ) -> dict[str, Rate]:
-    """Encode MB/s of each group of texts, timed in interleaved rounds (``SampledBudget``)
-    on the thread CPU clock, after one warm-up pass that also counts the tokens; with
-    ``total``, also the rate of all groups together under that key (bytes of a round over
-    its CPU time). Groups without text are left out."""
-    groups = {k: [t for t in v if t] for k, v in groups.items()}
-    groups = {k: v for k, v in groups.items() if v}
-    if not groups:
-        return {}
-    encode = tok.encode
-    wall, cpu = clocks.wall, clocks.cpu
-    nbytes = {k: sum(len(t.encode("utf-8")) for t in v) for k, v in groups.items()}
-    ntok: dict[str, int] = {}
-    loops: dict[str, int] = {}
-    for k, texts in groups.items():
-        c0 = cpu()
-        ntok[k] = sum(len(encode(t)) for t in texts)
-        once = max(cpu() - c0, 1e-9)
-        loops[k] = max(1, int(budget.min_sample_s / once) + 1) if once < budget.min_sample_s \
-            else 1
-    cpu_rates: dict[str, list[float]] = {k: [] for k in groups}
-    wall_rates: dict[str, list[float]] = {k: [] for k in groups}
-    round_cpu: list[float] = []
-    round_wall: list[float] = []
-    start = cpu()
-    stop = "max_samples"
-    while len(round_cpu) < budget.max_rounds:
-        spent_c = spent_w = 0.0
-        for k, texts in groups.items():
-            w0, c0 = wall(), cpu()
-            for _ in range(loops[k]):
-                for t in texts:
-                    encode(t)
-            dc, dw = max(cpu() - c0, 1e-12), max(wall() - w0, 1e-12)
-            cpu_rates[k].append(nbytes[k] * loops[k] / 1e6 / dc)
-            wall_rates[k].append(nbytes[k] * loops[k] / 1e6 / dw)
-            spent_c += dc / loops[k]
-            spent_w += dw / loops[k]
-        round_cpu.append(sum(nbytes.values()) / 1e6 / spent_c)
-        round_wall.append(sum(nbytes.values()) / 1e6 / spent_w)
-        if len(round_cpu) < budget.min_rounds:
-            continue
-        if relative_width(statistics.median(round_cpu), median_ci(round_cpu)) \
-                <= budget.target_rel_ci:
-            stop = "ci"
-            break
-        if cpu() - start >= budget.budget_s:
-            stop = "budget"
-            break
-
-    def rate(cpus: list[float], walls: list[float], n: int, tokens: int, loop: int) -> Rate:
-        med = statistics.median(cpus)
-        return Rate(mb_s=med, ci=median_ci(cpus), samples=tuple(cpus),
-                    wall_mb_s=statistics.median(walls), tokens_s=med * 1e6 / n * tokens,
-                    loops=loop, nbytes=n, outliers=iqr_outliers(cpus), stop=stop)
-
-    out = {k: rate(cpu_rates[k], wall_rates[k], nbytes[k], ntok[k], loops[k]) for k in groups}
-    if total is not None:
-        out[total] = rate(round_cpu, round_wall, sum(nbytes.values()), sum(ntok.values()), 1)
-    return out
+#: how a run times its throughput rows (``tokbench run``, family ``throughput``): a
+#: small fixed sample per subset (``RUN_SUBSET_BYTES``; ``RUN_SAMPLE_BYTES`` for the
+#: whole suite), at least 5 samples of 2 ms (3 when one pass takes 50 ms), more until
+#: the median's interval is ±2% wide, at most 9 or 0.05 s: a cost bounded by the sample,
+#: never the corpus
+RUN_BUDGET = RateBudget(budget_s=0.05, target_rel_ci=0.04, min_samples=5, max_samples=9,
+                        min_sample_s=0.002, long_pass_s=0.05)
+RUN_SUBSET_BYTES = 2 * 1024
+RUN_SAMPLE_BYTES = 16 * 1024
