@@ -19,7 +19,8 @@ TIMING_SUITES = ("speed",)
 
 
 def numbers(path: str) -> tuple[dict[tuple[str, ...], dict[str, Any]], list[Any]]:
-    data = json.load(open(path, encoding="utf-8"))
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
     rows = {}
     for r in data["rows"]:
         if r["metric"].startswith(TIMING_METRICS) or r["suite"] in TIMING_SUITES:
