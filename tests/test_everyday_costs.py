@@ -1,0 +1,198 @@
+"""The everyday run's fixed costs: cached vocabulary facts (safe: a corrupt or foreign
+entry is recomputed, never believed), a pool only when it pays, throughput timed on
+bounded samples with the precision stated."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests._toy import ToyTokenizer
+from tokbench.adapters.base import SourceInfo
+from tokbench.constants import ALL
+from tokbench.engine import executors
+from tokbench.engine.executors import AutoExecutor, ProcessExecutor, SerialExecutor, make_executor
+from tokbench.engine.runner import _throughput_texts, run
+from tokbench.metrics import factcache
+from tokbench.metrics.vocab import cached_vocabulary_facts, vocabulary_facts
+from tokbench.speed.rate import RUN_SUBSET_BYTES, RateBudget, measure_rate
+from tokbench.suites.model import Document, Suite
+
+PIECES = ["a", "b", "ab", "abc", " ", " a", "c"]
+
+
+class FileToy(ToyTokenizer):
+    """A toy tokenizer that says it was loaded from a file with a given sha256."""
+
+    def __init__(self, sha: str | None, pieces: list[str] = PIECES) -> None:
+        super().__init__(pieces, unk=False, name="filetoy")
+        self.source = SourceInfo("file", "toy.json", sha, "/somewhere/toy.json")
+        self.calls = 0
+
+    def token_bytes(self, token_id: int) -> bytes:
+        self.calls += 1
+        return super().token_bytes(token_id)
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("TOKBENCH_CACHE", str(tmp_path))
+    return tmp_path
+
+
+def entries(root: Path) -> list[Path]:
+    return sorted((root / "facts").rglob("*.json"))
+
+
+def test_vocabulary_facts_cached_per_file_and_code(cache: Path) -> None:
+    tok = FileToy("ab" * 32)
+    fresh = vocabulary_facts(tok)
+    assert cached_vocabulary_facts(tok) == fresh  # computed, then stored
+    [entry] = entries(cache)
+    tok.calls = 0
+    again = cached_vocabulary_facts(tok)
+    assert again == fresh and list(again) == list(fresh)  # same rows, same order
+    assert tok.calls == 0  # no token was tested again
+    # another file (another sha256), or the same file under another name elsewhere
+    other = FileToy("cd" * 32, pieces=["a", "b"])
+    assert cached_vocabulary_facts(other) == vocabulary_facts(other)
+    assert len(entries(cache)) == 2
+    moved = FileToy("ab" * 32)
+    moved.name = "renamed"
+    moved.source = SourceInfo("file", "toy.json", "ab" * 32, "/elsewhere/toy.json")
+    assert factcache.facts_key(moved, "vocabulary", "tokbench.metrics.vocab") == entry.stem
+
+
+def test_key_changes_with_library_version_and_method(cache: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    tok = FileToy("ab" * 32)
+    key = factcache.facts_key(tok, "vocabulary", "tokbench.metrics.vocab")
+    monkeypatch.setattr(FileToy, "backend_version", lambda self: "2.0", raising=False)
+    assert factcache.facts_key(tok, "vocabulary", "tokbench.metrics.vocab") != key
+    monkeypatch.undo()
+    factcache._module_hash.cache_clear()
+    monkeypatch.setattr(factcache, "_module_hash", lambda module: module + "-v2")
+    assert factcache.facts_key(tok, "vocabulary", "tokbench.metrics.vocab") != key
+
+
+def test_tokenizer_without_file_hash_is_never_cached(cache: Path) -> None:
+    tok = FileToy(None)
+    assert cached_vocabulary_facts(tok) == vocabulary_facts(tok)
+    assert entries(cache) == []
+
+
+@pytest.mark.parametrize("damage", [
+    lambda text: text[: len(text) // 2],                              # torn write
+    lambda text: "not json",
+    lambda text: text.replace('"unreachable_tokens": 0', '"unreachable_tokens": 7'),  # checksum
+    lambda text: json.dumps({**json.loads(text), "key": "0" * 64}),   # another entry's
+    lambda text: text.replace('"vocab_size": 7', '"vocab_size": true'),
+])
+def test_damaged_entry_is_recomputed_never_believed(cache: Path, damage) -> None:
+    tok = FileToy("ab" * 32)
+    fresh = cached_vocabulary_facts(tok)
+    [entry] = entries(cache)
+    entry.write_text(damage(entry.read_text()))
+    tok.calls = 0
+    assert cached_vocabulary_facts(tok) == fresh
+    assert tok.calls > 0  # recomputed
+    assert json.loads(entry.read_text())["facts"] == fresh  # and rewritten whole
+
+
+def test_unwritable_cache_is_skipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    monkeypatch.setenv("TOKBENCH_CACHE", str(blocker / "sub"))  # cannot be a folder
+    tok = FileToy("ab" * 32)
+    assert cached_vocabulary_facts(tok) == vocabulary_facts(tok)
+
+
+# -- the planner ----------------------------------------------------------------------------
+
+def test_jobs_given_forces_that_many_and_default_decides() -> None:
+    assert isinstance(make_executor("local", 1), SerialExecutor)
+    assert isinstance(make_executor("local", 2), ProcessExecutor)
+    auto = make_executor("local", None)
+    assert isinstance(auto, AutoExecutor | SerialExecutor)  # one usable core: serial
+
+
+@pytest.mark.parametrize(("load", "per_byte", "left", "shards", "pays"), [
+    (0.0, 1e-6, 100_000, 4, False),        # 0.1 s of work: never worth 0.5 s + loads
+    (0.0, 1e-6, 200_000_000, 100, True),   # 200 s of work on an idle machine
+    (3.0, 1e-6, 200_000_000, 100, False),  # the same with both cores taken by others
+    (0.0, 1e-6, 200_000_000, 1, False),    # one shard left: nothing to share
+    (0.0, 1e-6, 6_000_000, 4, False),      # 6 s: 0.5 + 2 + 3 = 5.5 s is not 20% less
+    (0.0, 1e-6, 12_000_000, 4, True),      # 12 s: 0.5 + 2 + 6 = 8.5 s is
+])
+def test_a_pool_only_when_it_pays(monkeypatch: pytest.MonkeyPatch, load: float,
+                                  per_byte: float, left: int, shards: int, pays: bool) -> None:
+    monkeypatch.setattr(executors, "usable_cores", lambda: 2)
+    monkeypatch.setattr(executors, "_load_average", lambda: load + 1.0)  # + this process
+    auto = AutoExecutor(2)
+    auto.expect(left, shards, load_s=2.0)
+    assert auto.pays(per_byte, left, shards) is pays
+
+
+def test_default_jobs_on_a_small_job_works_here_with_the_same_numbers() -> None:
+    toks = [ToyTokenizer(PIECES, name="t1"), ToyTokenizer(["a", "b", "c", " "], name="t2")]
+    suite = Suite("s", "1", [Document(f"d{i}", "eng_Latn", "x", "abc ab a " * (i + 1))
+                             for i in range(30)])
+    one = run(toks, [suite], ["compression", "roundtrip"], jobs=1)
+    auto = AutoExecutor(2)
+    default = run(toks, [suite], ["compression", "roundtrip"], executor=auto)
+    assert auto.chosen == "serial"
+    assert default.meta.executor == {"kind": "AutoExecutor", "workers": 2, "chosen": "serial"}
+    assert [r.to_dict() for r in default.rows] == [r.to_dict() for r in one.rows]
+
+
+# -- throughput ------------------------------------------------------------------------------
+
+def test_run_throughput_rows_state_their_precision_and_use_bounded_samples() -> None:
+    tok = ToyTokenizer(PIECES)
+    docs = [Document(f"{lang}{i}", lang, "x", "abc ab a " * 200, align=str(i))
+            for lang in ("eng_Latn", "fra_Latn") for i in range(10)]
+    suite = Suite("par", "1", docs, parallel=True)
+    samples = _throughput_texts(suite, True, RUN_SUBSET_BYTES)
+    for lang in ("eng_Latn", "fra_Latn"):
+        assert len(samples[lang]) == 2  # 1,800 bytes each: the second passes 2 KB
+    res = run([tok], [suite], ["throughput"], throughput_repeats=3)
+    rows = {(r.subset, r.metric): r for r in res.rows}
+    assert set(rows) == {(s, m) for s in (ALL, "eng_Latn", "fra_Latn")
+                         for m in ("throughput_mb_s", "throughput_tokens_s")}
+    for (subset, metric), r in rows.items():
+        assert r.extra["repeats"] >= 3 and len(r.extra["samples"]) == r.extra["repeats"]
+        assert r.extra["clock"] == "thread_cpu" and r.extra["threads"] == 1
+        assert r.extra["precision"] is not None and r.extra["precision"] >= 0
+        assert r.extra["bytes"] == (3600 if subset != ALL else r.extra["bytes"])
+    mb, tk = rows[(ALL, "throughput_mb_s")], rows[(ALL, "throughput_tokens_s")]
+    assert tk.extra["samples"][0] / mb.extra["samples"][0] == pytest.approx(tk.value / mb.value)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.t = 0.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def test_a_long_pass_needs_fewer_samples() -> None:
+    from tokbench.speed.clock import Clocks
+
+    clock = Clock()
+
+    class Slow(ToyTokenizer):
+        def encode(self, text: str) -> list[int]:
+            clock.t += 0.1  # every call: 100 ms of work
+            return super().encode(text)
+
+    tok = Slow(PIECES)
+    clocks = Clocks(wall=clock, cpu=clock)
+    short = measure_rate(tok, ["ab"], RateBudget(budget_s=0.0, min_samples=5), clocks)
+    long = measure_rate(tok, ["ab"], RateBudget(budget_s=0.0, min_samples=5, long_pass_s=0.05),
+                        clocks)
+    assert short is not None and long is not None
+    assert len(short.samples) == 5 and len(long.samples) == 3
+    assert long.precision == 0.0 and long.mb_s == pytest.approx(2 / 1e6 / 0.1)
