@@ -5,6 +5,7 @@ bounded samples with the precision stated."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,9 @@ from tokbench.engine.runner import _throughput_texts, run
 from tokbench.metrics import factcache
 from tokbench.metrics.vocab import cached_vocabulary_facts, vocabulary_facts
 from tokbench.speed.rate import RUN_SUBSET_BYTES, RateBudget, measure_rate
+from tokbench.suites import wordcache, words
 from tokbench.suites.model import Document, Suite
+from tokbench.suites.words import Segmenter
 
 PIECES = ["a", "b", "ab", "abc", " ", " a", "c"]
 
@@ -197,3 +200,68 @@ def test_a_long_pass_needs_fewer_samples() -> None:
     assert short is not None and long is not None
     assert len(short.samples) == 5 and len(long.samples) == 3
     assert long.precision == 0.0 and long.mb_s == pytest.approx(2 / 1e6 / 0.1)
+
+
+# -- word spans of dictionary segmenters -----------------------------------------------------
+
+class CountingSegmenter(Segmenter):
+    """Words are runs of letters; counts the texts it really segments."""
+
+    name = "counting"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.segmented = 0
+
+    @property
+    def version(self) -> str:
+        return "1"
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        self.segmented += 1
+        return [m.span() for m in re.finditer(r"[a-z]+", text)]
+
+    def _spans(self, text: str) -> list[tuple[int, int]]:
+        return self.spans(text)
+
+
+@pytest.fixture
+def segmenter(cache: Path, monkeypatch: pytest.MonkeyPatch) -> CountingSegmenter:
+    seg = CountingSegmenter()
+    monkeypatch.setattr(words, "segmenter_for", lambda lang: seg if lang == "xxx_Latn" else None)
+    return seg
+
+
+DOCS = [Document(f"d{i}", lang, "x", text) for i, (lang, text) in enumerate([
+    ("xxx_Latn", "ab cd"), ("yyy_Latn", "no segmenter"), ("xxx_Latn", ""),
+    ("xxx_Latn", "é ab")])]
+SPANS = [[(0, 2), (3, 5)], None, [], [(2, 4)]]
+
+
+def test_word_spans_are_read_back_for_the_same_texts(segmenter: CountingSegmenter,
+                                                     cache: Path) -> None:
+    assert words.segment_documents(DOCS) == SPANS
+    assert segmenter.segmented == 3
+    assert words.segment_documents(DOCS) == SPANS
+    assert segmenter.segmented == 3  # read from the cache
+    changed = [*DOCS[:3], Document("d3", "xxx_Latn", "x", "é abc")]
+    assert words.segment_documents(changed)[3] == [(2, 5)]  # other text: segmented
+    assert segmenter.segmented == 6
+    assert len(list((cache / "words").rglob("*.npz"))) == 2
+
+
+@pytest.mark.parametrize("damage", [
+    lambda path: path.write_bytes(path.read_bytes()[:40]),  # torn
+    lambda path: path.write_bytes(b"junk"),
+    lambda path: wordcache.write_spans(path.stem, [[(0, 2), (3, 9)], [], [(2, 4)]]),  # past the end
+    lambda path: wordcache.write_spans(path.stem, [[(0, 2)], []]),  # too few documents
+    lambda path: wordcache.write_spans(path.stem, [[(3, 2)], [], [(2, 4)]]),  # backwards
+])
+def test_damaged_word_spans_are_segmented_again(segmenter: CountingSegmenter, cache: Path,
+                                                damage) -> None:
+    words.segment_documents(DOCS)
+    [entry] = (cache / "words").rglob("*.npz")
+    damage(entry)
+    segmenter.segmented = 0
+    assert words.segment_documents(DOCS) == SPANS
+    assert segmenter.segmented == 3

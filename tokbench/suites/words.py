@@ -105,6 +105,9 @@ class Segmenter(ABC):
 
     name: str = ""
     """Stable identifier recorded with results, e.g. ``mecab-unidic-lite``."""
+    persistent: bool = True
+    """Whether a corpus's spans are worth keeping on disk (``tokbench.suites.wordcache``):
+    a dictionary segmenter, not a regular expression."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -149,6 +152,7 @@ class RuleSegmenter(Segmenter):
     """
 
     name = "unicode-whitespace-punct"
+    persistent = False
 
     @property
     def version(self) -> str:
@@ -379,10 +383,25 @@ def segment_documents(docs: Iterable[Document]) -> list[list[Span] | None]:
 
     Call once per suite and share the result between tokenizers.
     """
-    out: list[list[Span] | None] = []
-    for doc in docs:
-        seg = segmenter_for(doc.lang)
-        out.append(seg.spans(doc.text) if seg is not None else None)
+    from tokbench.suites.wordcache import cached_spans
+
+    docs = list(docs)
+    out: list[list[Span] | None] = [None] * len(docs)
+    by_lang: dict[str, list[int]] = {}
+    for i, doc in enumerate(docs):
+        by_lang.setdefault(doc.lang, []).append(i)
+    for lang, idx in by_lang.items():
+        seg = segmenter_for(lang)
+        if seg is None:
+            continue
+        texts = [docs[i].text for i in idx]
+        if seg.persistent:  # a dictionary segmenter: spans of a corpus seen before are read
+            spans = cached_spans((type(seg).__qualname__, seg.name, seg.version),
+                                 type(seg).__module__, texts, seg.spans)
+        else:
+            spans = [seg.spans(t) for t in texts]
+        for i, sp in zip(idx, spans, strict=True):
+            out[i] = sp
     return out
 
 
