@@ -111,7 +111,11 @@ def main() -> None:
                     help="a tokbench source tree to time (default: after=this checkout)")
     ap.add_argument("--jobs-to-run", default=",".join(JOBS))
     ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--no-jobs1", action="store_true", help="only the default --jobs")
+    ap.add_argument("--jobs1", default=None, metavar="TREES",
+                    help="trees also run with --jobs 1 (comma-separated; default: all)")
+    ap.add_argument("--warm", default=None, metavar="TREES",
+                    help="trees whose default variant runs once first, untimed, to fill "
+                         "tokbench's caches (default: all variants)")
     args = ap.parse_args()
     trees = dict(t.split("=", 1) for t in args.tree) or {
         "after": str(Path(__file__).resolve().parents[2])}
@@ -123,7 +127,7 @@ def main() -> None:
             base = [sys.executable, "-m", "tokbench", "run", *JOBS[job]["args"],  # type: ignore[misc]
                     "--no-fetch", "--no-history", "-o", str(out / f"{job}-{name}")]
             variants[f"{name} default"] = base
-            if not args.no_jobs1:
+            if args.jobs1 is None or name in args.jobs1.split(","):
                 variants[f"{name} --jobs 1"] = [*base, "--jobs", "1"]
         first_tree = Path(next(iter(trees.values())))
         bare_cmd = [sys.executable, "-c", BARE, json.dumps(spec)]
@@ -133,10 +137,15 @@ def main() -> None:
         for rep in range(args.reps + 1):  # the first round warms caches, not counted
             loads.append(os.getloadavg()[0])
             for name, cmd in variants.items():
-                tree = Path(trees[name.split()[0]])
-                wall, _ = timed(cmd, env_for(tree))
+                tree_name, kind = name.split(" ", 1)
+                if not rep and args.warm is not None and (
+                        tree_name not in args.warm.split(",") or kind != "default"):
+                    continue
+                wall, _ = timed(cmd, env_for(Path(trees[tree_name])))
                 if rep:
                     walls[name].append(wall)
+            if not rep and args.warm is not None:
+                continue
             wall, stdout = timed(bare_cmd, env_for(first_tree))
             facts = json.loads(stdout.strip().splitlines()[-1])
             if rep:
@@ -154,7 +163,7 @@ def main() -> None:
             w = statistics.median(walls[name])
             print(f"  {name:<22}{w:>9.2f}{w / bare:>16.2f}{w / floor:>15.2f}")
         for name in trees:
-            if not args.no_jobs1:
+            if f"{name} --jobs 1" in variants:
                 d = statistics.median(walls[f"{name} default"])
                 one = statistics.median(walls[f"{name} --jobs 1"])
                 print(f"  {name}: default --jobs / --jobs 1 = {d / one:.3f}")
