@@ -63,8 +63,9 @@ class Settings:
 
     Pass one to ``tokbench.run(settings=...)`` (or its fields as keyword arguments):
     ``premium_join`` joins each language's documents before counting premium (as Petrov
-    et al. 2023 do); ``throughput_repeats`` timed repeats; ``threads`` for the bulk encode;
-    ``fertility`` the word-counting convention (``tokbench.metrics.conventions``).
+    et al. 2023 do); ``throughput_repeats`` the least timed samples of a throughput row;
+    ``threads`` for the bulk encode; ``fertility`` the word-counting convention
+    (``tokbench.metrics.conventions``).
     """
 
     premium_join: bool = False
