@@ -265,3 +265,17 @@ def test_damaged_word_spans_are_segmented_again(segmenter: CountingSegmenter, ca
     segmenter.segmented = 0
     assert words.segment_documents(DOCS) == SPANS
     assert segmenter.segmented == 3
+
+
+def test_default_jobs_hands_the_rest_to_a_pool_when_it_pays(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """After the first shard (timed here), a pool takes the rest: same rows as --jobs 1."""
+    docs = [Document(f"d{i}", "eng_Latn", "x", f"line {i} " + "abc def " * 2000)
+            for i in range(60)]  # about 1 MB: four shards of 256 KB
+    suite = Suite("big", "1", docs)
+    one = run(["bytes"], [suite], ["compression", "roundtrip"], jobs=1)
+    monkeypatch.setattr(AutoExecutor, "pays", lambda self, *args: True)
+    auto = AutoExecutor(2)
+    pooled = run(["bytes"], [suite], ["compression", "roundtrip"], executor=auto)
+    assert auto.chosen == "pool" and pooled.meta.executor["chosen"] == "pool"
+    assert [r.to_dict() for r in pooled.rows] == [r.to_dict() for r in one.rows]
