@@ -95,9 +95,12 @@ def env_for(tree: Path) -> dict[str, str]:
     return env
 
 
-def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, str]:
+def timed(cmd: list[str], tree: Path) -> tuple[float, str]:
+    """Wall time and output of ``cmd`` run from ``tree`` (``python -m`` puts the working
+    folder first on the path: it must be the tree timed, not this checkout)."""
     t0 = time.perf_counter()
-    done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+    done = subprocess.run(cmd, env=env_for(tree), cwd=tree, capture_output=True, text=True,
+                          check=False)
     wall = time.perf_counter() - t0
     if done.returncode not in (0, 2):
         sys.exit(f"{' '.join(cmd)} failed ({done.returncode}):\n{done.stderr[-2000:]}")
@@ -117,7 +120,7 @@ def main() -> None:
                     help="trees whose default variant runs once first, untimed, to fill "
                          "tokbench's caches (default: all variants)")
     args = ap.parse_args()
-    trees = dict(t.split("=", 1) for t in args.tree) or {
+    trees = {k: str(Path(v).resolve()) for k, v in (t.split("=", 1) for t in args.tree)} or {
         "after": str(Path(__file__).resolve().parents[2])}
     out = Path(tempfile.mkdtemp(prefix="tokbench-everyday-"))
     for job in args.jobs_to_run.split(","):
@@ -141,12 +144,12 @@ def main() -> None:
                 if not rep and args.warm is not None and (
                         tree_name not in args.warm.split(",") or kind != "default"):
                     continue
-                wall, _ = timed(cmd, env_for(Path(trees[tree_name])))
+                wall, _ = timed(cmd, Path(trees[tree_name]))
                 if rep:
                     walls[name].append(wall)
             if not rep and args.warm is not None:
                 continue
-            wall, stdout = timed(bare_cmd, env_for(first_tree))
+            wall, stdout = timed(bare_cmd, first_tree)
             facts = json.loads(stdout.strip().splitlines()[-1])
             if rep:
                 walls["bare"].append(wall)
