@@ -105,10 +105,13 @@ def classify(ref: Sequence[int], impl: Sequence[int], vocab: Tokenizer) -> str:
 
 
 def first_offset(text: str, ref: Sequence[int], first: int, vocab: Tokenizer) -> int:
-    """Character offset in ``text`` where token ``first`` of the reference starts (its
-    tokens' bytes counted; clamped to the text)."""
-    nbytes = sum(len(vocab.token_bytes(i)) for i in ref[:first])
+    """Character offset in ``text`` where token ``first`` of the reference starts (spans
+    aligned from the tokens' bytes, so a dummy-prefix space counts for nothing)."""
+    from tokbench.adapters.base import align_spans
+
     data = text.encode("utf-8", "surrogatepass")
+    spans = align_spans(data, [vocab.token_bytes(i) for i in ref[:first + 1]])
+    nbytes = spans[first][0] if first < len(spans) else (spans[-1][1] if spans else 0)
     return len(data[:nbytes].decode("utf-8", errors="ignore"))
 
 

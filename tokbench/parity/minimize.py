@@ -14,10 +14,12 @@ from collections.abc import Callable
 Differs = Callable[[str], bool]
 
 
-def minimize(text: str, differs: Differs, *, max_calls: int = 4000, exhaustive: int = 16,
-             window: int = 24) -> str | None:
+def minimize(text: str, differs: Differs, *, anchor: int | None = None, max_calls: int = 4000,
+             exhaustive: int = 16, window: int = 24) -> str | None:
     """The shortest substring of ``text`` found for which ``differs`` holds (None when
-    ``text`` itself does not differ)."""
+    ``text`` itself does not differ). With ``anchor`` (a character index) only substrings
+    holding that character are tried, so the reproducer is of the difference found there
+    and not of another one elsewhere in the text."""
     calls = [0]
 
     def test(s: str) -> bool:
@@ -29,11 +31,14 @@ def minimize(text: str, differs: Differs, *, max_calls: int = 4000, exhaustive: 
     if not test(text):
         return None
     start, end = 0, len(text)
+    keep = min(max(anchor, 0), len(text) - 1) if anchor is not None else None
     chunk = max(1, (end - start) // 2)
     while chunk >= 1 and end - start > 1:
-        if end - start > chunk and test(text[start + chunk:end]):
+        left_ok = keep is None or start + chunk <= keep
+        right_ok = keep is None or end - chunk > keep
+        if end - start > chunk and left_ok and test(text[start + chunk:end]):
             start += chunk
-        elif end - start > chunk and test(text[start:end - chunk]):
+        elif end - start > chunk and right_ok and test(text[start:end - chunk]):
             end -= chunk
         else:
             chunk //= 2
@@ -42,6 +47,8 @@ def minimize(text: str, differs: Differs, *, max_calls: int = 4000, exhaustive: 
     lo, hi = max(0, start - window), min(len(text), end + window)
     for length in range(1, min(end - start, exhaustive + 1)):
         for s in range(lo, hi - length + 1):
+            if keep is not None and not s <= keep < s + length:
+                continue
             if test(text[s:s + length]):
                 return text[s:s + length]
     return text[best[0]:best[1]]

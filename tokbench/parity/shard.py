@@ -57,7 +57,7 @@ class ParityStats:
             for k, v in cls.items():
                 mine[k] = mine.get(k, 0) + v
         for impl, ex in other.examples.items():
-            self.examples[impl] = (self.examples.get(impl, []) + ex)[:keep]
+            self.examples[impl] = spread(self.examples.get(impl, []) + ex, keep)
         self.failures = (self.failures + other.failures)[:keep * 4]
 
     def to_dict(self) -> dict[str, Any]:
@@ -68,6 +68,20 @@ class ParityStats:
     def from_dict(cls, d: dict[str, Any]) -> ParityStats:
         return cls(d.get("counts", {}), d.get("classes", {}), d.get("examples", {}),
                    d.get("failures", []))
+
+
+def spread(examples: list[dict[str, Any]], keep: int) -> list[dict[str, Any]]:
+    """At most ``keep`` examples, every class represented before any class gets a second
+    (then a third...), each class's in their order."""
+    by: dict[str, list[dict[str, Any]]] = {}
+    for e in examples:
+        by.setdefault(str(e.get("klass")), []).append(e)
+    out: list[dict[str, Any]] = []
+    depth = 0
+    while len(out) < keep and any(depth < len(v) for v in by.values()):
+        out.extend(v[depth] for v in by.values() if depth < len(v))
+        depth += 1
+    return out[:keep]
 
 
 class Guard:
