@@ -238,17 +238,34 @@ def _reads(impl: Implementation) -> str:
     return ", ".join(impl.reads) if impl.reads else "no vocabulary files"
 
 
-def can_read(impl: Implementation, kind: str) -> bool:
+def converts(kind: str, algorithm: str = "") -> tuple[str, ...]:
+    """The file kinds a vocabulary of ``kind`` converts to (a GGUF file by its algorithm)."""
+    if kind == "gguf":
+        return ("tokenizers", "wordpiece") if "WordPiece" in algorithm else ("sentencepiece",)
+    if kind == "tokenizers":
+        return ("wordpiece",) if "WordPiece" in algorithm else (
+            ("vocab-merges",) if "BPE" in algorithm else ())
+    return CONVERTS.get(kind, ())
+
+
+def can_read(impl: Implementation, kind: str, algorithm: str = "") -> bool:
     """Whether ``impl`` reads ``kind`` itself or from a file tokbench converts it to."""
-    return kind in impl.reads or any(k in impl.reads for k in CONVERTS.get(kind, ()))
+    return kind in impl.reads or any(k in impl.reads for k in converts(kind, algorithm))
 
 
-def implementations_table(kind: str) -> list[dict[str, Any]]:
-    """Per library: whether it can read a vocabulary of ``kind``, and whether it is installed."""
+def entry_kind(entry: Any) -> str:
+    """The file kind of a catalog entry's first recipe (without fetching it)."""
+    return {"transformers": "transformers"}.get(entry.adapter, entry.adapter)
+
+
+def implementations_table(kind: str, algorithm: str = "") -> list[dict[str, Any]]:
+    """Per library: whether it can read a vocabulary of ``kind`` (natively or converted)
+    and whether it is installed. Libraries with built-in data only (bpe-openai,
+    wordchipper) or one model family (gigatoken: BPE) may still refuse a given file."""
     rows = []
     for n in IMPLEMENTATIONS.names():
         impl = get_implementation(n)
         rows.append({"implementation": impl.name, "package": impl.package,
-                     "reads": can_read(impl, kind), "native": kind in impl.reads,
+                     "reads": can_read(impl, kind, algorithm), "native": kind in impl.reads,
                      "installed": impl.installed(), "note": impl.note})
     return rows
