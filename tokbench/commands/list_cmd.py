@@ -154,17 +154,18 @@ def _implementations(name: str | None) -> int:
     out = console()
     for entry in chosen:
         kind = entry_kind(entry)
-        table = Table(title=f"{entry.name} ({kind} file, {entry.algorithm})",
+        table = Table(title=escape(f"{entry.name} ({kind} file, {entry.algorithm})"),
                       title_justify="left")
         for col in ("implementation", "reads it", "installed", "pip package", "note"):
-            table.add_column(col)
+            table.add_column(col, no_wrap=col != "note")
         for row in implementations_table(kind, entry.algorithm):
             reads = ("[green]yes[/]" + ("" if row["native"] else " [dim](converted)[/]")
                      if row["reads"] else "[dim]no[/]")
             inst = "[green]yes[/]" if row["installed"] else "[yellow]no[/]"
-            table.add_row(f"{escape(entry.name)}@{escape(row['implementation'])}", reads, inst,
+            table.add_row(escape(row["implementation"]), reads, inst,
                           escape(row["package"]), escape(row["note"]))
         out.print(table)
-    out.print("[dim]parity and speed: tokbench parity NAME NAME@IMPL... -s SUITES; "
-              "all re-implementations: pip install 'tokbench[fast]'[/]", highlight=False)
+    out.print("[dim]load one with NAME@IMPL; parity and speed: tokbench parity NAME "
+              "NAME@IMPL... -s SUITES; the re-implementations: pip install "
+              + escape("'tokbench[fast]'") + "[/]", highlight=False)
     return 0

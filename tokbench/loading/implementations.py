@@ -37,6 +37,7 @@ class Implementation:
     loader: str  # "module:function": (VocabFiles) -> Calls, or (VocabFiles, name) -> Tokenizer
     reference: bool = False  # a reference library (loader returns a tokbench adapter)
     note: str = ""
+    algorithms: tuple[str, ...] = ()  # only these model families (catalog ``algorithm``)
 
     def installed(self) -> bool:
         try:
@@ -74,7 +75,8 @@ for _impl, _aliases in (
     (Implementation("tokie", "tokie", "tokie", ("tokenizers",), f"{_L}:tokie"), ()),
     (Implementation("gigatoken", "gigatoken", "gigatoken", ("tokenizers", "tiktoken",
                                                             "sentencepiece"),
-                    f"{_L}:gigatoken", note="BPE only (no Unigram/WordPiece)"), ()),
+                    f"{_L}:gigatoken", note="BPE only (no Unigram/WordPiece)", algorithms=("BPE",)),
+     ()),
     (Implementation("fastokens", "fastokens", "fastokens", ("tokenizers", "tiktoken"),
                     f"{_L}:fastokens"), ()),
     (Implementation("wordchipper", "wordchipper", "wordchipper", ("tiktoken",),
@@ -82,12 +84,14 @@ for _impl, _aliases in (
     (Implementation("fast-bpe-rs", "fast-bpe-rs", "fast_bpe_rs", (), f"{_L}:fast_bpe_rs",
                     note="a trainer: loads no vocabulary"), ("fast_bpe_rs",)),
     (Implementation("bpe-qwen", "bpe-qwen", "bpe_qwen", ("vocab-merges",), f"{_L}:bpe_qwen",
-                    note="Qwen's byte-level BPE"), ("bpe_qwen",)),
+                    note="Qwen's byte-level BPE", algorithms=("byte-level BPE",)),
+     ("bpe_qwen",)),
     (Implementation("tokendagger", "tokendagger", "tokendagger", ("tiktoken",),
                     f"{_L}:tokendagger", note="sdist: needs a C++ compiler and libpcre2-dev"),
      ()),
     (Implementation("flash-tokenizer", "flash-tokenizer", "flash_tokenizer", ("wordpiece",),
-                    f"{_L}:flash_tokenizer", note="BERT WordPiece"), ("flash_tokenizer",)),
+                    f"{_L}:flash_tokenizer", note="BERT WordPiece", algorithms=("WordPiece",)),
+     ("flash_tokenizer",)),
 ):
     IMPLEMENTATIONS.register(_impl.name, _impl, _aliases)
 
@@ -249,7 +253,10 @@ def converts(kind: str, algorithm: str = "") -> tuple[str, ...]:
 
 
 def can_read(impl: Implementation, kind: str, algorithm: str = "") -> bool:
-    """Whether ``impl`` reads ``kind`` itself or from a file tokbench converts it to."""
+    """Whether ``impl`` reads ``kind`` itself or from a file tokbench converts it to (and
+    runs the model family ``algorithm``, when known)."""
+    if impl.algorithms and algorithm and not any(a in algorithm for a in impl.algorithms):
+        return False
     return kind in impl.reads or any(k in impl.reads for k in converts(kind, algorithm))
 
 

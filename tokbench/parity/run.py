@@ -44,6 +44,8 @@ SPEED_SUITE = "speed"
 #: the speed parts measured by default (threads and length scaling on request)
 SPEED_PARTS = ("latency", "rate", "footprint")
 Event = Callable[[str, dict[str, Any]], None]
+#: a tokenizer spec string, or a picklable zero-argument factory (``tokbench drift``)
+Spec = str | Callable[[], "Tokenizer"]
 
 #: metric -> (numerator count, denominator count)
 RATIOS = {"identical_docs": ("identical", "compared"),
@@ -53,7 +55,7 @@ RATIOS = {"identical_docs": ("identical", "compared"),
           "reference_roundtrip": ("reference_roundtrip", "documents")}
 
 
-def parity(reference: str, implementations: Sequence[str], suites: Sequence[str], *,
+def parity(reference: Spec, implementations: Sequence[Spec], suites: Sequence[str], *,
            jobs: int | None = 1, executor: str | Executor = "local", scheduler: str | None = None,
            state: str | Path | None = None, time_limit: float = TIME_LIMIT,
            examples: int = 20, speed: Sequence[str] | None = SPEED_PARTS,
@@ -132,31 +134,40 @@ def parity(reference: str, implementations: Sequence[str], suites: Sequence[str]
     return results
 
 
-def _load(reference: str, implementations: Sequence[str], meta: RunMeta, emit: Event
+def _load(reference: Spec, implementations: Sequence[Spec], meta: RunMeta, emit: Event
           ) -> tuple[dict[str, Tokenizer], dict[str, object]]:
-    from tokbench.loading.loader import load_tokenizer
+    from tokbench.engine.work import materialize
 
     toks: dict[str, Tokenizer] = {}
     specs: dict[str, object] = {}
     for k, spec in enumerate([reference, *implementations]):
         t0 = time.perf_counter()
         try:
-            tok = load_tokenizer(spec)
+            tok = materialize(spec)
         except TokbenchError as e:
             if k == 0:
                 raise
-            meta.errors.append(RunError(tokenizer=spec, error=first_line(e)))
-            emit("tokenizer_failed", {"tokenizer": spec, "error": first_line(e)})
+            meta.errors.append(RunError(tokenizer=_label(spec), error=first_line(e)))
+            emit("tokenizer_failed", {"tokenizer": _label(spec), "error": first_line(e)})
             continue
         if tok.name in toks:
-            raise InputError(f"{spec!r} is the same tokenizer as {tok.name!r}; list it once")
+            raise InputError(f"{_label(spec)!r} is the same tokenizer as {tok.name!r}; "
+                             "list it once")
         toks[tok.name] = tok
         specs[tok.name] = spec
         info = TokenizerInfo.from_dict(tok.describe())
-        info.spec = spec
+        if isinstance(spec, str):
+            info.spec = spec
         info.extra["load_s"] = round(getattr(tok, "load_seconds", time.perf_counter() - t0), 4)
         meta.tokenizers[tok.name] = info
     return toks, specs
+
+
+def _label(spec: Spec) -> str:
+    if isinstance(spec, str):
+        return spec
+    args = getattr(spec, "args", ())
+    return " ".join(map(str, args)) or repr(spec)
 
 
 def _rows(results: Results, ref: str, suite: str, stats: ParityStats) -> None:
