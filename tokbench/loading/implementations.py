@@ -157,7 +157,10 @@ def _convert(tok: Tokenizer, kind: str, want: str, files: VocabFiles) -> Path:
     if want == "sentencepiece" and hasattr(inner, "_sp"):
         return _write(folder / "tokenizer.model", bytes(inner._sp.serialized_model_proto()))
     if want == "tokenizers" and kind == "tiktoken":
-        return _write(folder / "tokenizer.json", _tiktoken_to_json(tok).encode("utf-8"))
+        done = folder / "tokenizer.json"  # the folder is named by the rank file's sha256
+        if done.is_file() and done.stat().st_size > 0:
+            return done
+        return _write(done, _tiktoken_to_json(tok).encode("utf-8"))
     raw = getattr(inner, "_tok", None)  # a tokenizers.Tokenizer
     if raw is None:
         raise CannotReadError(want)
