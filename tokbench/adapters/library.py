@@ -123,7 +123,9 @@ class LibraryTokenizer(Tokenizer):
     def encode(self, text: str) -> list[int]:
         ids = self.calls.encode(text)
         m = self.calls.id_map
-        return [m(int(i)) for i in ids] if m else [int(i) for i in ids]
+        if m is not None:
+            return [m(int(i)) for i in ids]
+        return ids if type(ids) is list else [int(i) for i in ids]  # no copy on the hot path
 
     def encode_batch(self, texts: Sequence[str], threads: int = 1) -> list[list[int]]:
         batch = self.calls.encode_batch

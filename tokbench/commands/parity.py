@@ -123,7 +123,7 @@ def finish(results: Any, args: argparse.Namespace) -> int:
     from tokbench.atomic import write_atomic
     from tokbench.cli.console import console
     from tokbench.render.parity import (
-        COLUMNS,
+        SHORT,
         render_parity_html,
         render_parity_markdown,
         render_parity_plot,
@@ -140,12 +140,15 @@ def finish(results: Any, args: argparse.Namespace) -> int:
     if not args.no_html:
         files.append(write_atomic(out / "report.html", render_parity_html(
             results, [p.name for p in pngs])))
-    table = Table(box=box.SIMPLE_HEAD, title="identical? × how fast", title_justify="left")
-    for c in COLUMNS:
-        table.add_column(c, justify="left" if c in ("implementation", "identical?") else "right")
+    ref = str((results.meta.parity or {}).get("reference", ""))
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, title=escape(f"{ref}: identical? × how fast"),
+                  title_justify="left", pad_edge=False, padding=(0, 1))
+    for c in SHORT:
+        table.add_column(c, justify="left" if c in ("impl", "same?") else "right",
+                         no_wrap=True)
     lines = summary(results)
     for line in lines:
-        table.add_row(*(escape(c) for c in table_cells(line)))
+        table.add_row(*(escape(c) for c in table_cells(line, ref)))
     con = console()
     con.print(table)
     for err in results.meta.errors:

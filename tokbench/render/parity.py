@@ -19,6 +19,8 @@ from tokbench.results import Results
 SPEED = "speed"
 COLUMNS = ("implementation", "identical?", "differing docs", "identical tokens", "decode parity",
            "MB/s", "speed-up", "p99 µs", "load s")
+#: the same columns, short enough for an 80-column terminal
+SHORT = ("impl", "same?", "differ", "tokens", "decode", "MB/s", "×ref", "p99µs", "load")
 
 
 def _value(results: Results, tok: str, suite: str, subset: str, metric: str) -> Any:
@@ -80,18 +82,28 @@ def _fmt(x: Any, spec: str) -> str:
     return "–" if x is None else format(x, spec)
 
 
-def table_cells(line: dict[str, Any]) -> list[str]:
-    """The table's cells for one summary line (plain text)."""
+def short_name(name: str, reference: str) -> str:
+    """An implementation's name without the reference's ``NAME@`` (the table's title has it)."""
+    return name[len(reference) + 1:] if name.startswith(reference + "@") else name
+
+
+def table_cells(line: dict[str, Any], reference: str = "") -> list[str]:
+    """The table's cells for one summary line (plain text); with ``reference``, names are
+    shortened (``splintr`` for ``cl100k_base@splintr``)."""
+    name = line["implementation"]
+    if reference:
+        name = (str(line["backend"]) if line["reference"] and line["backend"]
+                else short_name(name, reference))
     if line["reference"]:
-        ident, diff = "reference", "–"
+        ident, diff = "ref", "–"
     else:
         ident = "yes" if line["identical"] else "no"
-        diff = f"{line['differing']:,} / {line['documents']:,}"
+        diff = f"{line['differing']:,}/{line['documents']:,}"
         if line["failed"]:
             diff += f" ({line['failed']:,} failed)"
-    return [line["implementation"], ident, diff,
+    return [name, ident, diff,
             _fmt(line["identical_tokens"] * 100 if line["identical_tokens"] is not None
-                 else None, ".3f") + ("%" if line["identical_tokens"] is not None else ""),
+                 else None, ".2f") + ("%" if line["identical_tokens"] is not None else ""),
             _fmt(line["decode_parity"] * 100 if line["decode_parity"] is not None else None,
                  ".2f") + ("%" if line["decode_parity"] is not None else ""),
             _fmt(line["mb_s"], ".2f"), _fmt(line["speedup"], ".2f") + (
