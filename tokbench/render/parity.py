@@ -236,6 +236,7 @@ def render_parity_plot(results: Results, out_dir: str | Path) -> list[Path]:
         ax.annotate(x["implementation"], (share * 100, x["speedup"]), fontsize=7,
                     xytext=(4, 3), textcoords="offset points")
     ax.axhline(1.0, color="#999", lw=0.8, ls="--")
+    ax.set_xlim(right=100.5)
     ax.set_xlabel("identical documents (%)")
     ax.set_ylabel(f"speed-up over {ref} (single thread)")
     ax.set_title(f"Which implementation? {ref}")
