@@ -14,6 +14,7 @@ import functools
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import threading
@@ -44,8 +45,9 @@ def parse_versions(text: str) -> list[tuple[str, str]]:
         try:
             req = Requirement(item)
         except InvalidRequirement as exc:
+            why = str(exc).strip().splitlines()[0] if str(exc).strip() else "invalid"
             raise VersionError(f"--versions: {item!r} is not a requirement pip accepts "
-                               f"({exc}); write NAME==VERSION, e.g. tokenizers==0.19.1") from None
+                               f"({why}); write NAME==VERSION, e.g. tokenizers==0.19.1") from None
         pins = [s for s in req.specifier if s.operator == "=="]
         if len(pins) != 1 or len(req.specifier) != 1 or req.extras or req.marker:
             raise VersionError(f"--versions: {item!r} must pin one exact version "
@@ -95,11 +97,20 @@ def ensure_env(package: str, version: str) -> Path:
     except (OSError, subprocess.CalledProcessError) as exc:
         raise VersionError(f"{pin}: could not create its environment ({exc})") from None
     if proc.returncode != 0:
-        lines = [ln.strip() for ln in (proc.stderr or proc.stdout).splitlines() if ln.strip()]
-        why = next((ln for ln in lines if ln.startswith("ERROR")), lines[-1] if lines else "")
-        raise VersionError(f"{pin}: pip cannot install it ({why[:200]})")
+        shutil.rmtree(env, ignore_errors=True)  # no half-built environment is kept
+        raise VersionError(f"{pin}: pip cannot install it ({pip_reason(proc.stderr or proc.stdout)})")
     done.write_text(pin + "\n", encoding="utf-8")
     return env
+
+
+def pip_reason(output: str) -> str:
+    """The line of pip's output that says why (the version list it appends cut off)."""
+    lines = [ln.strip() for ln in output.splitlines() if ln.strip()]
+    errors = [ln for ln in lines if ln.startswith("ERROR")]
+    why = next((ln for ln in errors if "Could not find" in ln or "No matching" in ln),
+               errors[-1] if errors else (lines[-1] if lines else "no output"))
+    why = re.sub(r" \(from versions: .*\)", "", why.removeprefix("ERROR: "))
+    return why[:200]
 
 
 class EnvTokenizer(Tokenizer):

@@ -84,7 +84,8 @@ def _fmt(x: Any, spec: str) -> str:
 
 def short_name(name: str, reference: str) -> str:
     """An implementation's name without the reference's ``NAME@`` (the table's title has it)."""
-    return name[len(reference) + 1:] if name.startswith(reference + "@") else name
+    base = reference.partition("@")[0] + "@"
+    return name[len(base):] if name.startswith(base) else name
 
 
 def table_cells(line: dict[str, Any], reference: str = "") -> list[str]:
@@ -93,7 +94,7 @@ def table_cells(line: dict[str, Any], reference: str = "") -> list[str]:
     name = line["implementation"]
     if reference:
         name = (str(line["backend"]) if line["reference"] and line["backend"]
-                else short_name(name, reference))
+                and "@" not in name else short_name(name, reference))
     if line["reference"]:
         ident, diff = "ref", "–"
     else:
