@@ -57,7 +57,7 @@ def test_classes(cl100k: Tokenizer) -> None:
     enc = cl100k.encode
     hello, world = enc("Hello"), enc(" world")
     assert (hello, world) == ([9906], [1917])
-    assert classify(hello + world, [100257] + hello + world, cl100k) == "special tokens added"
+    assert classify(hello + world, [100257, *hello, *world], cl100k) == "special tokens added"
     assert classify(enc("a "), enc("a"), cl100k) == "whitespace"
     assert classify(enc("é"), enc("e\u0301"), cl100k) == "normalization"
     # same bytes: a boundary between a space and a letter, or inside a run of letters
@@ -100,7 +100,7 @@ class Fake(Tokenizer):
             time.sleep(self.sleep)
         if self.trigger in text:  # a special token where the trigger starts
             k = text.index(self.trigger)
-            return self.ref.encode(text[:k]) + [100257] + self.ref.encode(text[k:])
+            return [*self.ref.encode(text[:k]), 100257, *self.ref.encode(text[k:])]
         return self.ref.encode(text)
 
     def decode(self, ids: Sequence[int]) -> str:
@@ -138,7 +138,7 @@ def test_parity_counts_and_reproducer(cl100k: Tokenizer, tmp_path: Path) -> None
     (diff,) = [f for f in results.failures if f.reference]
     assert diff.kind == "special tokens added"
     assert diff.reproducer == "\u0bbf "
-    assert diff.reproducer_ids == [100257] + cl100k.encode("\u0bbf ")
+    assert diff.reproducer_ids == [100257, *cl100k.encode("\u0bbf ")]
     assert diff.reproducer_reference_ids == cl100k.encode("\u0bbf ")
     assert diff.around is not None and [100257, "<|endoftext|>"] in [
         list(x) for x in diff.around["implementation"]]

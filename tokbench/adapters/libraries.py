@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from tokbench.adapters.base import Tokenizer
-from tokbench.adapters.library import CannotReadError, Calls, VocabFiles
+from tokbench.adapters.library import Calls, CannotReadError, VocabFiles
 from tokbench.errors import require
 
 Loader = Callable[[VocabFiles], Calls]

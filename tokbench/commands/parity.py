@@ -107,7 +107,8 @@ class _progress:
                 self.prog.update(self.task, description=f"{name} · {escape(info['tokenizer'])}")
             elif name == "tokenizer_failed":
                 self.prog.console.print(f"[yellow]not run: {escape(info['tokenizer'])}: "
-                                        f"{escape(info['error'])}[/]", highlight=False)
+                                        f"{escape(info['error'])}[/]", highlight=False,
+                                        soft_wrap=True)
         return event
 
     def __exit__(self, *exc: Any) -> None:
@@ -141,8 +142,8 @@ def finish(results: Any, args: argparse.Namespace) -> int:
         files.append(write_atomic(out / "report.html", render_parity_html(
             results, [p.name for p in pngs])))
     ref = str((results.meta.parity or {}).get("reference", ""))
-    table = Table(box=box.SIMPLE_HEAD, show_edge=False, title=escape(f"{ref}: identical? × how fast"),
-                  title_justify="left", pad_edge=False, padding=(0, 1))
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1),
+                  title=escape(f"{ref}: identical? × how fast"), title_justify="left")
     for c in SHORT:
         table.add_column(c, justify="left" if c in ("impl", "same?") else "right",
                          no_wrap=True)
@@ -153,7 +154,8 @@ def finish(results: Any, args: argparse.Namespace) -> int:
     con.print(table)
     for err in results.meta.errors:
         con.print(f"[yellow]not run: {escape(err.tokenizer or '')}: {escape(err.error)}[/]",
-                  highlight=False)
-    con.print(f"wrote {escape(', '.join(str(f) for f in files))}", highlight=False)
+                  highlight=False, soft_wrap=True)
+    wrote = ", ".join(str(f) for f in files)
+    con.print(f"wrote {escape(wrote)}", highlight=False)
     differs = any(x["identical"] is False for x in lines) or bool(results.meta.errors)
     return 1 if differs else 0

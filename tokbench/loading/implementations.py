@@ -265,7 +265,7 @@ def can_read(impl: Implementation, kind: str, algorithm: str = "") -> bool:
 
 def entry_kind(entry: Any) -> str:
     """The file kind of a catalog entry's first recipe (without fetching it)."""
-    return {"transformers": "transformers"}.get(entry.adapter, entry.adapter)
+    return str(entry.adapter)
 
 
 def implementations_table(kind: str, algorithm: str = "") -> list[dict[str, Any]]:

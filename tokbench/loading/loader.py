@@ -247,10 +247,10 @@ def load_tokenizer(spec: str, *, session: FetchSession | None = None,
 
         base = parsed.text.rpartition("@")[0]
         reference = load_tokenizer(base, session=session, reload=reload)
-        tok = load_with(reference, parsed.impl, parsed.display_name)
+        other = load_with(reference, parsed.impl, parsed.display_name)
         with _memo_lock:
-            _memo[key] = tok
-        return tok
+            _memo[key] = other
+        return other
     name, recipes = recipes_for(parsed)
     own = session is None
     active = session if session is not None else new_session()

@@ -10,6 +10,7 @@ other tokenizer (worker processes start their own child).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -98,7 +99,8 @@ def ensure_env(package: str, version: str) -> Path:
         raise VersionError(f"{pin}: could not create its environment ({exc})") from None
     if proc.returncode != 0:
         shutil.rmtree(env, ignore_errors=True)  # no half-built environment is kept
-        raise VersionError(f"{pin}: pip cannot install it ({pip_reason(proc.stderr or proc.stdout)})")
+        why = pip_reason(proc.stderr or proc.stdout)
+        raise VersionError(f"{pin}: pip cannot install it ({why})")
     done.write_text(pin + "\n", encoding="utf-8")
     return env
 
@@ -208,10 +210,8 @@ class EnvTokenizer(Tokenizer):
             self._proc.wait(timeout=10)
 
     def __del__(self) -> None:
-        try:
+        with contextlib.suppress(Exception):
             self.close()
-        except Exception:
-            pass
 
 
 def env_tokenizer(spec: str, package: str, version: str) -> EnvTokenizer:

@@ -70,6 +70,7 @@ def parity(reference: Spec, implementations: Sequence[Spec], suites: Sequence[st
     ``meta.errors`` and the run goes on without it.
     """
     emit: Event = event or (lambda name, info: None)
+    _check_parts(tuple(speed or ()))
     wall0 = time.perf_counter()
     meta = RunMeta(tokbench_version=__version__,
                    created=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -137,7 +138,11 @@ def parity(reference: Spec, implementations: Sequence[Spec], suites: Sequence[st
 def _load(reference: Spec, implementations: Sequence[Spec], meta: RunMeta, emit: Event
           ) -> tuple[dict[str, Tokenizer], dict[str, object]]:
     from tokbench.engine.work import materialize
+    from tokbench.loading.loader import parse_spec
 
+    for spec in [reference, *implementations]:  # a misspelt name fails before any work
+        if isinstance(spec, str):
+            parse_spec(spec)
     toks: dict[str, Tokenizer] = {}
     specs: dict[str, object] = {}
     for k, spec in enumerate([reference, *implementations]):
@@ -233,12 +238,8 @@ def _speed(results: Results, toks: dict[str, Tokenizer], suites: Sequence[Any],
     """The speed profile of every tokenizer on the same sample, then speed-up rows."""
     from dataclasses import replace
 
-    from tokbench.speed.rows import PARTS, SpeedSettings, speed_rows
+    from tokbench.speed.rows import SpeedSettings, speed_rows
 
-    unknown = [p for p in parts if p not in PARTS]
-    if unknown:
-        raise InputError(f"unknown speed part(s) {', '.join(unknown)}; choose from "
-                         f"{', '.join(PARTS)}")
     d = SpeedSettings()
     settings = SpeedSettings(parts=parts, latency=replace(d.latency, budget_s=d.latency.budget_s
                                                           * budget),
@@ -265,6 +266,15 @@ def _speed(results: Results, toks: dict[str, Tokenizer], suites: Sequence[Any],
         value = mine / base if isinstance(mine, (int, float)) and isinstance(
             base, (int, float)) and base > 0 else None
         results.rows.append(Row(name, SPEED_SUITE, ALL, "speedup", value, {"reference": ref}))
+
+
+def _check_parts(parts: tuple[str, ...]) -> None:
+    from tokbench.speed.rows import PARTS
+
+    unknown = [p for p in parts if p not in PARTS]
+    if unknown:
+        raise InputError(f"unknown speed part(s) {', '.join(unknown)}; choose from "
+                         f"{', '.join(PARTS)}, or none")
 
 
 def _key(toks: dict[str, Tokenizer], suites: Sequence[Any], examples: int,

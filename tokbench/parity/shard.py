@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import platform
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
@@ -120,7 +120,7 @@ def _call(guard: Guard, fn: Callable[[Any], Any], arg: Any) -> tuple[Any, str | 
 
 
 def compare_documents(ref_name: str, ref: Tokenizer, impls: Sequence[tuple[str, Tokenizer]],
-                      suite: str, docs: Sequence[Any], groups: dict[str, Sequence[int]],
+                      suite: str, docs: Sequence[Any], groups: Mapping[str, Iterable[Any]],
                       time_limit: float, keep: int = EXAMPLES_PER_SHARD) -> ParityStats:
     """Parity statistics of ``docs`` (``groups``: subset -> document indices)."""
     out = ParityStats()
@@ -130,7 +130,7 @@ def compare_documents(ref_name: str, ref: Tokenizer, impls: Sequence[tuple[str, 
             subsets_of.setdefault(int(i), []).append(subset)
     ref_ids: list[list[int] | None] = []
     ref_dec: list[str | None] = []
-    for i, d in enumerate(docs):
+    for d in docs:
         try:
             ids = ref.encode(d.text)
             ref_ids.append(ids)
