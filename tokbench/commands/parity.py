@@ -142,12 +142,14 @@ def finish(results: Any, args: argparse.Namespace) -> int:
         files.append(write_atomic(out / "report.html", render_parity_html(
             results, [p.name for p in pngs])))
     ref = str((results.meta.parity or {}).get("reference", ""))
+    lines = summary(results)
+    docs = max((x["documents"] for x in lines), default=0)
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1),
-                  title=escape(f"{ref}: identical? × how fast"), title_justify="left")
+                  title=escape(f"{ref}: identical? × how fast (differ: of {docs:,} documents)"),
+                  title_justify="left")
     for c in SHORT:
         table.add_column(c, justify="left" if c in ("impl", "same?") else "right",
                          no_wrap=True)
-    lines = summary(results)
     for line in lines:
         table.add_row(*(escape(c) for c in table_cells(line, ref)))
     con = console()

@@ -82,6 +82,13 @@ def _fmt(x: Any, spec: str) -> str:
     return "–" if x is None else format(x, spec)
 
 
+def _pct(x: float | None) -> str:
+    """A share as a percentage; exactly 1 as "100%" (not a rounded 99.999...)."""
+    if x is None:
+        return "–"
+    return "100%" if x == 1 else f"{x * 100:.2f}%"
+
+
 def short_name(name: str, reference: str) -> str:
     """An implementation's name without the reference's ``NAME@`` (the table's title has it)."""
     base = reference.partition("@")[0] + "@"
@@ -99,14 +106,10 @@ def table_cells(line: dict[str, Any], reference: str = "") -> list[str]:
         ident, diff = "ref", "–"
     else:
         ident = "yes" if line["identical"] else "no"
-        diff = f"{line['differing']:,}/{line['documents']:,}"
+        diff = f"{line['differing']:,}" + ("" if reference else f"/{line['documents']:,}")
         if line["failed"]:
             diff += f" ({line['failed']:,} failed)"
-    return [name, ident, diff,
-            _fmt(line["identical_tokens"] * 100 if line["identical_tokens"] is not None
-                 else None, ".2f") + ("%" if line["identical_tokens"] is not None else ""),
-            _fmt(line["decode_parity"] * 100 if line["decode_parity"] is not None else None,
-                 ".2f") + ("%" if line["decode_parity"] is not None else ""),
+    return [name, ident, diff, _pct(line["identical_tokens"]), _pct(line["decode_parity"]),
             _fmt(line["mb_s"], ".2f"), _fmt(line["speedup"], ".2f") + (
                 "×" if line["speedup"] is not None else ""),
             _fmt(line["p99_us"], ".0f"), _fmt(line["load_s"], ".3f")]
