@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from tokbench.commands.parity import STATE, _progress, add_common, check, finish, speed_parts
+from tokbench.cli.parity import STATE, ParityProgress, add_common, check, finish, speed_parts
 
 HELP = ("did ids change between library versions? the parity report of one tokenizer under "
         "each version (cached pip environments); exit 1 when any document differs")
@@ -33,7 +33,7 @@ def main(args: argparse.Namespace) -> int:
 
     check(args)
     out = Path(args.out)
-    with _progress() as event:
+    with ParityProgress() as event:
         results = drift(args.spec, args.versions, args.suites, jobs=args.jobs,
                         executor=args.executor, scheduler=args.scheduler, state=out / STATE,
                         time_limit=args.time_limit, examples=args.examples,
