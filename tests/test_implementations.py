@@ -150,3 +150,26 @@ def test_every_library_is_registered() -> None:
         "tiktoken", "tokenizers", "sentencepiece", "transformers", "transformers-slow", "gguf",
         "bpe-openai", "splintr", "kitoken", "tokie", "gigatoken", "fastokens", "wordchipper",
         "fast-bpe-rs", "bpe-qwen", "tokendagger", "flash-tokenizer"}
+
+
+def test_a_users_file_with_another_library() -> None:
+    need("splintr")
+    path = load_tokenizer("qwen3").source.path
+    tok = load_tokenizer(f"file:{path}@splintr")
+    assert tok.name == f"file:{path}@splintr"
+    assert tok.encode(HELLO) == load_tokenizer("qwen3").encode(HELLO)
+
+
+def test_which_libraries_read_which_kind() -> None:
+    from tokbench.loading.implementations import implementations_table
+
+    def reads(kind: str, algorithm: str) -> set[str]:
+        return {r["implementation"] for r in implementations_table(kind, algorithm) if r["reads"]}
+
+    assert reads("tiktoken", "byte-level BPE") == {
+        "tiktoken", "tokenizers", "transformers", "bpe-openai", "splintr", "kitoken", "tokie",
+        "gigatoken", "fastokens", "wordchipper", "tokendagger"}
+    assert reads("tokenizers", "Unigram") == {"tokenizers", "transformers", "splintr",
+                                              "kitoken", "tokie", "fastokens"}
+    assert "flash-tokenizer" in reads("wordpiece", "WordPiece")
+    assert "sentencepiece" in reads("gguf", "SentencePiece BPE, byte fallback")
