@@ -167,3 +167,57 @@ def test_reproducer_of_a_real_difference(cl100k: Tokenizer) -> None:
     assert rep == " <|endoftext|>"
     assert kit.encode(rep) == [220, 27, 91, 8862, 728, 428, 91, 29]
     assert cl100k.encode(rep) == [83739, 8862, 728, 428, 91, 29]
+
+
+class _StopsAfterOne:
+    """The serial executor, interrupted (as by Ctrl-C) after its first shard."""
+
+    workers = 1
+
+    def __init__(self) -> None:
+        from tokbench.engine.executors import SerialExecutor
+
+        self.inner = SerialExecutor()
+        self.shards = 0
+
+    def start(self, *args: object) -> None:
+        self.inner.start(*args)  # type: ignore[arg-type]
+
+    def map(self, tasks):  # type: ignore[no-untyped-def]
+        for r in self.inner.map(tasks):
+            self.shards += 1
+            yield r
+            raise KeyboardInterrupt
+
+    def close(self) -> None:
+        pass
+
+
+def test_an_interrupted_run_resumes_from_its_checkpoint(cl100k: Tokenizer,
+                                                         tmp_path: Path) -> None:
+    # a text suite streams in shards of 2 MB: this corpus has two
+    lines = [f"line {i} with some words and a number {i * 7}" for i in range(60000)]
+    lines[20] += " \u0bbf here"
+    suite = _corpus(tmp_path, lines)
+    fake = Fake(cl100k, "cl100k_base@fake")
+    state = tmp_path / "state.json"
+    first = _StopsAfterOne()
+    with pytest.raises(KeyboardInterrupt):
+        parity(cl100k, [fake], [suite], speed=None, time_limit=0, state=state, executor=first)
+    assert state.is_file() and first.shards == 1
+    from tokbench.engine.executors import SerialExecutor
+
+    counted: list[int] = []
+
+    class Counting(SerialExecutor):
+        def map(self, tasks):  # type: ignore[no-untyped-def]
+            for r in super().map(tasks):
+                counted.append(r.index)
+                yield r
+
+    results = parity(cl100k, [fake], [suite], speed=None, time_limit=0, state=state,
+                     executor=Counting())
+    assert counted == [1]  # the finished shard was not run again
+    value = {r.metric: r.value for r in results.rows if r.subset == "all"}
+    assert (value["differing_docs"], value["identical_docs"]) == (1, 59999 / 60000)
+    assert not state.exists()  # removed once the run is complete
