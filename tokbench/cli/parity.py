@@ -118,12 +118,13 @@ def finish(results: Any, args: argparse.Namespace) -> int:
     ref = str((results.meta.parity or {}).get("reference", ""))
     lines = summary(results)
     docs = max((x["documents"] for x in lines), default=0)
-    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1),
-                  title=escape(f"{ref}: identical? × how fast (differ: of {docs:,} documents)"),
+    table = Table(box=None, pad_edge=False, padding=(0, 0, 0, 1), header_style="bold",
+                  title=escape(f"{ref} on {docs:,} documents: identical? × how fast"),
                   title_justify="left")
     for c in SHORT:
         table.add_column(c, justify="left" if c in ("impl", "same?") else "right",
-                         no_wrap=True)
+                         no_wrap=True, overflow="ellipsis", min_width=len(c),
+                         max_width=16 if c == "impl" else None)
     for line in lines:
         table.add_row(*(escape(c) for c in table_cells(line, ref)))
     con = console()

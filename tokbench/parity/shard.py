@@ -143,6 +143,7 @@ def compare_documents(ref_name: str, ref: Tokenizer, impls: Sequence[tuple[str, 
                                  "error": f"{type(exc).__name__}: {exc}"[:200]})
     for name, tok in impls:
         guard = Guard(time_limit)
+        by_class: dict[str, list[dict[str, Any]]] = {}
         try:
             for i, d in enumerate(docs):
                 subsets = subsets_of.get(i, [ALL])
@@ -158,7 +159,6 @@ def compare_documents(ref_name: str, ref: Tokenizer, impls: Sequence[tuple[str, 
                 for subset in subsets:
                     out.add(name, subset, "documents")
                     out.add(name, subset, "bytes", len(d.text.encode("utf-8", "surrogatepass")))
-                    out.add(name, subset, "reference_tokens", len(want))
                     out.add(name, subset, "reference_roundtrip", int(want_text == d.text))
                 if err is not None:
                     for subset in subsets:
@@ -172,6 +172,7 @@ def compare_documents(ref_name: str, ref: Tokenizer, impls: Sequence[tuple[str, 
                 same = ids == want
                 matched = len(want) if same else matched_tokens(want, ids)
                 for subset in subsets:
+                    out.add(name, subset, "reference_tokens", len(want))  # compared docs only
                     out.add(name, subset, "tokens", len(ids))
                     out.add(name, subset, "identical", int(same))
                     out.add(name, subset, "matched_tokens", matched)
@@ -181,11 +182,13 @@ def compare_documents(ref_name: str, ref: Tokenizer, impls: Sequence[tuple[str, 
                     diff = describe(suite, subsets[-1], d.id, d.lang, d.text, want, ids, ref)
                     cls = out.classes.setdefault(name, {})
                     cls[diff.klass] = cls.get(diff.klass, 0) + 1
-                    kept = out.examples.setdefault(name, [])
-                    if len(kept) < keep:
+                    kept = by_class.setdefault(diff.klass, [])
+                    if len(kept) < keep:  # per class, so a rare class is not crowded out
                         kept.append(diff.to_dict())
         finally:
             guard.close()
+        if by_class:
+            out.examples[name] = spread([e for v in by_class.values() for e in v], keep)
     return out
 
 

@@ -17,10 +17,11 @@ from tokbench.render.figures import Figures, safe_filename
 from tokbench.results import Results
 
 SPEED = "speed"
-COLUMNS = ("implementation", "identical?", "differing docs", "identical tokens", "decode parity",
-           "MB/s", "speed-up", "p99 µs", "load s")
+COLUMNS = ("implementation", "identical?", "differing docs", "failed docs", "identical tokens",
+           "decode parity", "MB/s", "speed-up", "p99 ms", "load s")
 #: the same columns, short enough for an 80-column terminal
-SHORT = ("impl", "same?", "differ", "tokens", "decode", "MB/s", "×ref", "p99µs", "load")
+SHORT = ("impl", "same?", "differ", "failed", "tokens", "decode", "MB/s", "×ref", "p99ms",
+         "load")
 
 
 def _value(results: Results, tok: str, suite: str, subset: str, metric: str) -> Any:
@@ -56,10 +57,12 @@ def summary(results: Results) -> list[dict[str, Any]]:
                     den[r.metric] += int(r.extra.get("denominator", 0))
         reference = name == ref
         p99 = _value(results, name, SPEED, "paragraph", "encode_p99_us")
-        load = _value(results, name, SPEED, ALL, "load_s")
+        # in-process load of the vocabulary by that library (imports not counted); the
+        # fresh-process figure (import + load) is the speed profile's load_s row
+        info = results.meta.tokenizers.get(name)
+        load = info.extra.get("load_s") if info is not None else None
         if load is None:
-            info = results.meta.tokenizers.get(name)
-            load = info.extra.get("load_s") if info is not None else None
+            load = _value(results, name, SPEED, ALL, "load_s")
         out.append({
             "implementation": name, "reference": reference,
             "identical": None if reference else (differing == 0 and failed == 0),
@@ -86,7 +89,7 @@ def _pct(x: float | None) -> str:
     """A share as a percentage; exactly 1 as "100%" (not a rounded 99.999...)."""
     if x is None:
         return "–"
-    return "100%" if x == 1 else f"{x * 100:.2f}%"
+    return "100%" if x == 1 else f"{x * 100:.1f}%" if x < 0.99 else f"{x * 100:.2f}%"
 
 
 def short_name(name: str, reference: str) -> str:
@@ -103,16 +106,16 @@ def table_cells(line: dict[str, Any], reference: str = "") -> list[str]:
         name = (str(line["backend"]) if line["reference"] and line["backend"]
                 and "@" not in name else short_name(name, reference))
     if line["reference"]:
-        ident, diff = "ref", "–"
+        ident, diff, failed = "ref", "–", f"{line['failed']:,}"
     else:
         ident = "yes" if line["identical"] else "no"
         diff = f"{line['differing']:,}" + ("" if reference else f"/{line['documents']:,}")
-        if line["failed"]:
-            diff += f" ({line['failed']:,} failed)"
-    return [name, ident, diff, _pct(line["identical_tokens"]), _pct(line["decode_parity"]),
-            _fmt(line["mb_s"], ".2f"), _fmt(line["speedup"], ".2f") + (
-                "×" if line["speedup"] is not None else ""),
-            _fmt(line["p99_us"], ".0f"), _fmt(line["load_s"], ".3f")]
+        failed = f"{line['failed']:,}"
+    p99 = line["p99_us"] / 1e3 if line["p99_us"] is not None else None
+    return [name, ident, diff, failed, _pct(line["identical_tokens"]),
+            _pct(line["decode_parity"]), _fmt(line["mb_s"], ".1f"),
+            _fmt(line["speedup"], ".2f") + ("×" if line["speedup"] is not None else ""),
+            _fmt(p99, ".1f"), _fmt(line["load_s"], ".2f")]
 
 
 def reproducers(results: Results) -> list[Failure]:
@@ -154,7 +157,7 @@ def render_parity_markdown(results: Results, pngs: list[str] | None = None) -> s
     suites = [s for s in results.meta.suites if s != SPEED]
     lines.append(f"Suites: {', '.join(suites)}. Speed: single-thread MB/s (thread CPU clock), "
                  "speed-up over the reference, encode p99 (paragraph requests, wall clock), "
-                 "load time.")
+                 "load: seconds the library takes to load the vocabulary in this process.")
     lines += ["", "| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     for line in summary(results):
         lines.append("| " + " | ".join(_md_cell(c) for c in table_cells(line)) + " |")
