@@ -91,7 +91,6 @@ class ParityProgress:
 
 def finish(results: Any, args: argparse.Namespace) -> int:
     """Write the files, print the table, and give the exit code (1: anything differs)."""
-    from rich import box
     from rich.markup import escape
     from rich.table import Table
 
