@@ -142,6 +142,13 @@ def test_parity_counts_and_reproducer(cl100k: Tokenizer, tmp_path: Path) -> None
     assert diff.reproducer_reference_ids == cl100k.encode("\u0bbf ")
     assert diff.around is not None and [100257, "<|endoftext|>"] in [
         list(x) for x in diff.around["implementation"]]
+    from tokbench.render.parity import render_parity_html, render_parity_markdown
+
+    md = render_parity_markdown(results)
+    assert "| cl100k_base@fake | no | 1/4 | 0 | " in md
+    assert '`"\\u0bbf "`' in md  # the combining vowel sign shown escaped
+    assert "special tokens added: 1" in md
+    assert "&lt;|endoftext|&gt;" in render_parity_html(results)  # user text escaped
 
 
 def test_a_raising_and_a_hanging_implementation_do_not_stop_the_run(
