@@ -142,6 +142,7 @@ def _registry(kind: str) -> int:
 
 
 def _implementations(name: str | None) -> int:
+    from rich import box
     from rich.markup import escape
     from rich.table import Table
 
@@ -155,11 +156,11 @@ def _implementations(name: str | None) -> int:
     for entry in chosen:
         kind = entry_kind(entry)
         table = Table(title=escape(f"{entry.name} ({kind} file, {entry.algorithm})"),
-                      title_justify="left")
+                      title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
         for col in ("implementation", "reads it", "installed", "pip package", "note"):
             table.add_column(col, no_wrap=col != "note")
         for row in implementations_table(kind, entry.algorithm):
-            reads = ("[green]yes[/]" + ("" if row["native"] else " [dim](converted)[/]")
+            reads = ("[green]yes[/]" + ("" if row["native"] else " [dim](conv.)[/]")
                      if row["reads"] else "[dim]no[/]")
             inst = "[green]yes[/]" if row["installed"] else "[yellow]no[/]"
             table.add_row(escape(row["implementation"]), reads, inst,
