@@ -128,6 +128,13 @@ def test_same_ids_as_the_reference(spec: str, ref: str) -> None:
         assert tok.encode(text) == reference.encode(text), (spec, text)
 
 
+def test_the_vocabularys_own_library_is_the_reference_renamed() -> None:
+    ref = load_tokenizer("cl100k_base")
+    same = load_tokenizer("cl100k_base@tiktoken")
+    assert same is not ref and (ref.name, same.name) == ("cl100k_base", "cl100k_base@tiktoken")
+    assert same.encode(HELLO) == ref.encode(HELLO)
+
+
 def test_spec_parsing() -> None:
     spec = parse_spec("cl100k@splintr-rs")
     assert (spec.kind, spec.value, spec.impl, spec.display_name) == (

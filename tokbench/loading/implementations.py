@@ -11,6 +11,7 @@ Third parties add libraries through the ``tokbench.implementations`` entry-point
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import importlib.util
 import json
@@ -221,6 +222,8 @@ def load_with(reference: Tokenizer, impl_name: str, name: str) -> Tokenizer:
         if impl.reference:
             out: Tokenizer = (loader(impl.name, files, name) if impl.loader.endswith(
                 ":reference_adapter") else loader(files, name))
+            if out is reference:  # the vocabulary's own library: the same adapter, renamed
+                out = copy.copy(reference)
             out.name = name
             return out
         calls = loader(files)
