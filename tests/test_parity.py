@@ -50,9 +50,11 @@ def test_minimize_property(left: str, trigger: str, right: str) -> None:
 
 @pytest.fixture(scope="module")
 def cl100k() -> Tokenizer:
+    """The real cl100k_base (tests using it are marked ``real``)."""
     return load_tokenizer("cl100k_base")
 
 
+@pytest.mark.real
 def test_classes(cl100k: Tokenizer) -> None:
     enc = cl100k.encode
     hello, world = enc("Hello"), enc(" world")
@@ -119,6 +121,7 @@ def _corpus(tmp: Path, lines: list[str]) -> str:
     return f"text:{path}"
 
 
+@pytest.mark.real
 def test_parity_counts_and_reproducer(cl100k: Tokenizer, tmp_path: Path) -> None:
     suite = _corpus(tmp_path, ["plain text one", "அவர்கள் கிடைக்கின்றன வி\u0bbf மற்றும்",
                                "plain text two", "more words here"])
@@ -151,6 +154,7 @@ def test_parity_counts_and_reproducer(cl100k: Tokenizer, tmp_path: Path) -> None
     assert "&lt;|endoftext|&gt;" in render_parity_html(results)  # user text escaped
 
 
+@pytest.mark.real
 def test_a_raising_and_a_hanging_implementation_do_not_stop_the_run(
         cl100k: Tokenizer, tmp_path: Path) -> None:
     suite = _corpus(tmp_path, ["fine", "a \x00boom here", "b \x00hang here", "fine again"])
@@ -164,6 +168,7 @@ def test_a_raising_and_a_hanging_implementation_do_not_stop_the_run(
     assert (value["failed_docs"], value["differing_docs"], value["identical_docs"]) == (2, 0, 1.0)
 
 
+@pytest.mark.real
 def test_reproducer_of_a_real_difference(cl100k: Tokenizer) -> None:
     """kitoken splits the text around special-token text: the shortest text showing it is
     a space and the whole special token."""
@@ -200,6 +205,7 @@ class _StopsAfterOne:
         pass
 
 
+@pytest.mark.real
 def test_an_interrupted_run_resumes_from_its_checkpoint(cl100k: Tokenizer,
                                                          tmp_path: Path) -> None:
     # a text suite streams in shards of 2 MB: this corpus has two
@@ -228,3 +234,21 @@ def test_an_interrupted_run_resumes_from_its_checkpoint(cl100k: Tokenizer,
     value = {r.metric: r.value for r in results.rows if r.subset == "all"}
     assert (value["differing_docs"], value["identical_docs"]) == (1, 59999 / 60000)
     assert not state.exists()  # removed once the run is complete
+
+
+@pytest.mark.real
+def test_drift_between_two_tokenizers_versions(tmp_path: Path) -> None:
+    """Each version in its own environment (built with pip once, then cached)."""
+    from tokbench.parity.drift import drift, env_tokenizer
+
+    old = env_tokenizer("xlm-roberta", "tokenizers", "0.19.1")
+    assert old.backend_version() == "0.19.1"
+    assert old.encode("Hello world") == [35378, 8999]
+    old.close()
+    suite = _corpus(tmp_path, ["Hello world", "தொடர்பு ", "naïve café"])
+    results = drift("xlm-roberta", "tokenizers==0.19.1,tokenizers==0.23.3", [suite], speed=None,
+                    jobs=1)
+    assert results.meta.parity is not None
+    assert results.meta.parity["reference"] == "xlm-roberta@tokenizers==0.19.1"
+    value = {r.metric: r.value for r in results.rows if r.subset == "all"}
+    assert (value["differing_docs"], value["identical_docs"]) == (0, 1.0)

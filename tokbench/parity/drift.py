@@ -10,7 +10,6 @@ other tokenizer (worker processes start their own child).
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import json
 import os
@@ -210,8 +209,14 @@ class EnvTokenizer(Tokenizer):
             self._proc.wait(timeout=10)
 
     def __del__(self) -> None:
-        with contextlib.suppress(Exception):
-            self.close()
+        # also at interpreter exit, when module globals may already be gone
+        proc = getattr(self, "_proc", None)
+        if proc is None or proc.poll() is not None:
+            return
+        try:
+            proc.kill()
+        except OSError:
+            return
 
 
 def env_tokenizer(spec: str, package: str, version: str) -> EnvTokenizer:
