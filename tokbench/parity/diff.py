@@ -90,18 +90,19 @@ def classify(ref: Sequence[int], impl: Sequence[int], vocab: Tokenizer) -> str:
         if b"".join(ta.split()) == b"".join(tb.split()):
             return "whitespace"
         return "normalization"
-    text = ta.decode("utf-8", errors="replace")
-    split = False
-    for k in _boundaries(pa) ^ _boundaries(pb):
-        if 0 < k < len(ta):
-            left = ta[:k].decode("utf-8", errors="ignore")[-1:]
-            right = ta[k:].decode("utf-8", errors="ignore")[:1]
-            if left and right and _category(left) != _category(right):
-                split = True
-                break
-    if split:
-        return "pre-tokenizer split"
-    return "merge order" if text else "other"
+    # boundaries at character boundaries of the whole text, classes from the characters
+    # around them (a boundary inside a character's bytes is a merge, not a split)
+    whole = b"".join(vocab.token_bytes(i) for i in ref)
+    start = sum(len(vocab.token_bytes(i)) for i in ref[:p])
+    for k in sorted(_boundaries(pa) ^ _boundaries(pb)):
+        at = start + k
+        if not 0 < at < len(whole) or (whole[at] & 0xC0) == 0x80:
+            continue
+        left = whole[:at].decode("utf-8", errors="ignore")[-1:]
+        right = whole[at:].decode("utf-8", errors="ignore")[:1]
+        if left and right and _category(left) != _category(right):
+            return "pre-tokenizer split"
+    return "merge order" if ta else "other"
 
 
 def first_offset(text: str, ref: Sequence[int], first: int, vocab: Tokenizer) -> int:
