@@ -230,17 +230,23 @@ class _Progress:
 
 
 def _print_summary(con: Any, results: Any, focus: dict[str, str] | None) -> None:
-    """One table per suite: tokenizers as rows, headline metrics of the focus subset."""
-    from rich import box
+    """The verdict, then one table per suite: tokenizers as rows, headline metrics of the
+    focus subset; a table too wide for the terminal is split into several (values are
+    never cut)."""
     from rich.markup import escape
-    from rich.table import Table as RichTable
 
+    from tokbench.cli.console import print_fitted
+    from tokbench.cli.verdict import print_legend, print_verdict
     from tokbench.metrics import metric_info
-    from tokbench.render.tables import format_value, left_out_text, mark_best, tokenizer_order
+    from tokbench.metrics.trust import Trust
+    from tokbench.metrics.verdict import verdict
+    from tokbench.render.tables import format_value, left_out_text, tokenizer_order
 
+    print_verdict(con, verdict(results))
     toks = tokenizer_order(results)
-    suites = results.meta.suites
-    for suite, info in suites.items():
+    trust = Trust.of(results)
+    symbols: list[str] = []
+    for suite, info in results.meta.suites.items():
         left_out = left_out_text(info.left_out or {})
         if left_out:
             con.print(f"[yellow]suite {escape(suite)}:[/] {escape(left_out)}", highlight=False)
@@ -252,20 +258,20 @@ def _print_summary(con: Any, results: Any, focus: dict[str, str] | None) -> None
         if not values:
             continue
         metrics = [m for m in SUMMARY_METRICS if m in values]
-        table = RichTable(title=escape(f"{suite} · {subset}"), title_justify="left",
-                          box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False,
-                          collapse_padding=True)
-        best = {m: mark_best(values[m], metric_info(m).direction) for m in metrics}
-        texts = {m: {tok: format_value(values[m].get(tok), metric_info(m)) for tok in toks}
-                 for m in metrics}
-        # values are never cut; a narrow terminal wraps the headers instead
-        table.add_column("tokenizer", no_wrap=True, min_width=max(map(len, toks)))
+        best = {m: trust.best(values[m], suite, subset, m) for m in metrics}
+        texts: dict[str, dict[str, str]] = {}
+        for m in metrics:
+            flags = trust.flags(suite, subset, m, values[m])
+            symbols += [c.symbols for c in flags.values()]
+            pad = max((len(c.symbols) for c in flags.values()), default=0)
+            texts[m] = {tok: format_value(values[m].get(tok), metric_info(m))
+                        + (flags[tok].symbols if tok in flags else "").ljust(pad)
+                        for tok in toks}  # padded: the digits stay aligned
+        columns = []
         for m in metrics:
             header = f"{SUMMARY_METRICS[m]} {metric_info(m).arrow}".strip()
-            width = max(*map(len, texts[m].values()), *map(len, header.split()))
-            table.add_column(header, justify="right", min_width=width)
-        for tok in toks:
-            cells = [f"[bold green]{texts[m][tok]}[/]" if tok in best[m] else texts[m][tok]
-                     for m in metrics]
-            table.add_row(escape(tok), *cells)
-        con.print(table)
+            cells = [f"[bold green]{escape(texts[m][tok])}[/]" if tok in best[m]
+                     else escape(texts[m][tok]) for tok in toks]
+            columns.append((header, cells))
+        print_fitted(con, f"{suite} · {subset}", "tokenizer", toks, columns)
+    print_legend(con, symbols)
