@@ -42,19 +42,36 @@ def progress(transient: bool = False) -> Progress:
 
 
 def byte_progress(transient: bool = False) -> Progress:
-    """A progress bar over bytes of text: done / total, speed and time remaining."""
+    """A progress bar over bytes of text: done / total, speed and time remaining. A task
+    added with ``count=True`` (a later phase counted in steps, such as timing) shows
+    "done/total" and no speed instead."""
     from rich.progress import (
         BarColumn,
         DownloadColumn,
+        MofNCompleteColumn,
         Progress,
+        ProgressColumn,
+        Task,
         TextColumn,
         TimeElapsedColumn,
         TimeRemainingColumn,
         TransferSpeedColumn,
     )
 
-    return Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(),
-                    TransferSpeedColumn(), TimeElapsedColumn(), TimeRemainingColumn(),
+    class _Either(ProgressColumn):
+        def __init__(self, counted: ProgressColumn, sized: ProgressColumn) -> None:
+            super().__init__()
+            self.counted, self.sized = counted, sized
+
+        def render(self, task: Task) -> Any:
+            if task.fields.get("count"):
+                return self.counted.render(task)
+            return self.sized.render(task)
+
+    return Progress(TextColumn("{task.description}"), BarColumn(),
+                    _Either(MofNCompleteColumn(), DownloadColumn()),
+                    _Either(TextColumn(""), TransferSpeedColumn()),
+                    TimeElapsedColumn(), TimeRemainingColumn(),
                     console=err_console(), transient=transient)
 
 
@@ -67,16 +84,19 @@ def print_fitted(con: Console, title: str, label: str, names: Sequence[str],
 
     chunks: list[list[tuple[str, Sequence[str]]]] = [[]]
     for col in columns:
-        if chunks[-1] and _min_width(con, label, names, [*chunks[-1], col]) > con.width:
+        if chunks[-1] and _width(label, names, [*chunks[-1], col], tight=True) > con.width:
             chunks.append([])
         chunks[-1].append(col)
     for k, chunk in enumerate(chunks):
         part = f" ({k + 1}/{len(chunks)})" if len(chunks) > 1 else ""
-        con.print(_table(escape(title + part), label, names, chunk))
+        tight = _width(label, names, chunk) > con.width  # wrap the headers, not the values
+        con.print(_table(escape(title + part), label, names, chunk, tight))
 
 
 def _table(title: str, label: str, names: Sequence[str],
-           columns: Sequence[tuple[str, Sequence[str]]]) -> Any:
+           columns: Sequence[tuple[str, Sequence[str]]], tight: bool = False) -> Any:
+    """The rich table; ``tight``: every value column exactly as wide as its widest value
+    (or the longest word of its header)."""
     from rich import box
     from rich.markup import escape
     from rich.table import Table
@@ -89,14 +109,22 @@ def _table(title: str, label: str, names: Sequence[str],
     for header, cells in columns:
         width = max([*(Text.from_markup(c).cell_len for c in cells),
                      *(len(w) for w in header.split())])
-        table.add_column(escape(header), justify="right", min_width=width)
+        table.add_column(escape(header), justify="right", min_width=width,
+                         width=width if tight else None)
     for i, name in enumerate(names):
         table.add_row(escape(name), *(cells[i] for _, cells in columns))
     return table
 
 
-def _min_width(con: Console, label: str, names: Sequence[str],
-               columns: Sequence[tuple[str, Sequence[str]]]) -> int:
-    from rich.measure import Measurement
+def _width(label: str, names: Sequence[str], columns: Sequence[tuple[str, Sequence[str]]],
+           tight: bool = False) -> int:
+    """The width the table takes when nothing limits it (``tight``: headers wrapped as far
+    as the values allow), rendered and measured."""
+    import io
 
-    return Measurement.get(con, con.options, _table("", label, names, columns)).minimum
+    from rich.console import Console
+
+    probe = Console(file=io.StringIO(), width=10_000, color_system=None)
+    probe.print(_table("", label, names, columns, tight))
+    text = probe.file.getvalue()  # type: ignore[attr-defined]
+    return max(len(line) for line in text.splitlines())

@@ -221,6 +221,15 @@ class _Progress:
         elif name == "unit":
             self._p.update(self._task, description=escape(
                 f"{info['tokenizer']} · {info['suite']}"))
+        elif name == "phase":  # timing throughput: a bar of its own, counted in units
+            self._p.update(self._task, description="measured")
+            self._task = self._p.add_task("timing throughput", total=info.get("units"),
+                                          count=True)
+        elif name == "timing":
+            self._p.update(self._task, description=escape(
+                f"timing throughput · {info['tokenizer']} · {info['suite']}"))
+        elif name == "timed":
+            self._p.advance(self._task)
         elif name == "tokenizer_failed":
             self._p.console.print(f"[yellow]{escape(str(info['tokenizer']))}: "
                                   f"{escape(str(info['error']))}[/]", highlight=False)
@@ -263,10 +272,9 @@ def _print_summary(con: Any, results: Any, focus: dict[str, str] | None) -> None
         for m in metrics:
             flags = trust.flags(suite, subset, m, values[m])
             symbols += [c.symbols for c in flags.values()]
-            pad = max((len(c.symbols) for c in flags.values()), default=0)
-            texts[m] = {tok: format_value(values[m].get(tok), metric_info(m))
-                        + (flags[tok].symbols if tok in flags else "").ljust(pad)
-                        for tok in toks}  # padded: the digits stay aligned
+            # the symbol before the value, so the digits of a column stay aligned
+            texts[m] = {tok: (flags[tok].symbols if tok in flags else "")
+                        + format_value(values[m].get(tok), metric_info(m)) for tok in toks}
         columns = []
         for m in metrics:
             header = f"{SUMMARY_METRICS[m]} {metric_info(m).arrow}".strip()

@@ -244,6 +244,10 @@ class _Run:
             raise
         finally:
             executor.close()
+        timed = [p for p in plans if "throughput" in p.families and p.tokenizers]
+        if timed:  # a phase of its own: the shard work is done, timing takes a while
+            self.notify("phase", {"name": "throughput",
+                                  "units": sum(len(p.tokenizers) for p in timed)})
         for p in plans:
             self._throughput(p)
         self._speed(plans)
@@ -481,6 +485,7 @@ class _Run:
 
         targets = _throughput_texts(plan.suite, self.settings.throughput_subsets)
         for name in plan.tokenizers:
+            self.notify("timing", {"tokenizer": name, "suite": plan.suite.name})
             t0 = time.perf_counter()
             for subset, texts in targets.items():
                 try:
@@ -498,6 +503,7 @@ class _Run:
                                              "throughput_tokens_s", tp.tokens_s, dict(extra)))
             self.timings.throughput += time.perf_counter() - t0
             self.finished_units.append([name, plan.suite.name])
+            self.notify("timed", {"tokenizer": name, "suite": plan.suite.name})
             self._checkpoint()
 
     def _speed(self, plans: list[_Plan]) -> None:

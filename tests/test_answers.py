@@ -1,0 +1,201 @@
+"""Answers that do not mislead: no "best" for lossy or unknown-token values, the one-screen
+verdict, tables that fit 80 columns, the output lock removed on exit."""
+
+from __future__ import annotations
+
+import io
+import re
+
+import pytest
+from rich.console import Console
+
+from tokbench.metrics.trust import UNK_CHARS_LIMIT, Trust, combine
+from tokbench.metrics.verdict import verdict
+from tokbench.record import RunMeta, SuiteInfo, TokenizerInfo
+from tokbench.render.html import render_html
+from tokbench.render.markdown import render_markdown
+from tokbench.render.tables import build_tables
+from tokbench.results import Results, Row
+
+LANGS = ("eng_Latn", "khm_Khmr")
+
+
+def _results() -> Results:
+    """Four tokenizers on a two-language suite "s":
+
+    * ``lossless`` and ``longer``: round-trip 100 %, no unknown characters;
+    * ``lossy``: round-trip 50 % on khm_Khmr (so on all), no unknown characters;
+    * ``unk``: lossless, but 96.5 % of the Khmer characters (and 40 % of all) unknown.
+
+    chars per token on all: lossless 1.0, longer 0.8, lossy 2.0, unk 4.0, i.e. tokens per
+    1,000 characters 1000, 1250, 500, 250. On khm_Khmr the cheapest lossless is
+    ``longer`` (1.5 against 1.25 chars per token).
+    """
+    cpt = {"lossless": {"all": 1.0, "eng_Latn": 1.0, "khm_Khmr": 1.25},
+           "longer": {"all": 0.8, "eng_Latn": 0.7, "khm_Khmr": 1.5},
+           "lossy": {"all": 2.0, "eng_Latn": 2.0, "khm_Khmr": 2.0},
+           "unk": {"all": 4.0, "eng_Latn": 1.1, "khm_Khmr": 9.0}}
+    rt = {"lossy": {"all": 0.5, "eng_Latn": 1.0, "khm_Khmr": 0.5}}
+    unk = {"unk": {"all": 0.4, "eng_Latn": 0.0, "khm_Khmr": 0.965}}
+    rows = []
+    for tok, by in cpt.items():
+        for subset, v in by.items():
+            rows.append(Row(tok, "s", subset, "chars_per_token", v))
+            rows.append(Row(tok, "s", subset, "roundtrip", rt.get(tok, {}).get(subset, 1.0)))
+            rows.append(Row(tok, "s", subset, "unk_chars", unk.get(tok, {}).get(subset, 0.0)))
+        rows.append(Row(tok, "s", "khm_Khmr", "premium", by["khm_Khmr"] and 1 / by["khm_Khmr"]))
+        rows.append(Row(tok, "s", "all", "premium_worst", 1 / by["khm_Khmr"],
+                        {"lang": "khm_Khmr"}))
+    meta = RunMeta(suites={"s": SuiteInfo(name="s", subset_by="lang", parallel=True,
+                                          languages=list(LANGS))},
+                   tokenizers={t: TokenizerInfo(name=t) for t in cpt})
+    return Results(rows=rows, meta=meta)
+
+
+def test_best_is_never_a_lossy_or_unknown_value() -> None:
+    tables = {(t.metric.name): t for t in build_tables(_results())}
+    cpt = tables["chars_per_token"]
+    # unk (4.0) and lossy (2.0) compress "best"; the best lossless value is lossless (1.0)
+    assert cpt.best["all"] == {"lossless"}
+    assert cpt.symbol("all", "lossy") == "†" and cpt.symbol("all", "unk") == "‡"
+    assert cpt.symbol("all", "lossless") == ""
+    # on English nobody is flagged: lossy's 2.0 wins there (it is lossless on English)
+    assert cpt.best["eng_Latn"] == {"lossy"} and "eng_Latn" not in cpt.flags
+    assert cpt.best["khm_Khmr"] == {"longer"}
+    # premium (lower is better): unk's 0.111 and lossy's 0.5 on Khmer are flagged
+    prem = tables["premium"]
+    assert prem.best["khm_Khmr"] == {"longer"}
+    assert set(prem.flags["khm_Khmr"]) == {"lossy", "unk"}
+    # an aggregate over languages carries the caveat of its worst language
+    worst = tables["premium_worst"]
+    assert worst.best["all"] == {"longer"}
+    assert worst.flags["all"]["unk"].reason == "96.5% of characters unknown on khm_Khmr"
+    assert worst.flags["all"]["lossy"].reason == "round-trip 50.00% on khm_Khmr"
+    # round-trip and unk_chars themselves are never flagged
+    assert not tables["roundtrip"].flags and not tables["unk_chars"].flags
+
+
+def test_the_unknown_share_limit_is_exclusive() -> None:
+    rows = [Row("a", "s", "all", "unk_chars", UNK_CHARS_LIMIT),
+            Row("b", "s", "all", "unk_chars", UNK_CHARS_LIMIT * 1.01)]
+    trust = Trust(rows)
+    assert trust.caveat("a", "s", "all", "tokens") is None
+    assert trust.caveat("b", "s", "all", "tokens") is not None
+    assert trust.caveat("b", "s", "all", "throughput_mb_s") is None  # counts no tokens
+    assert combine([]).flagged is False
+
+
+def test_best_marks_and_flags_reach_markdown_and_html() -> None:
+    res = _results()
+    md = render_markdown(res)
+    assert "| all | **1.0000** | 0.8000 | 2.0000† | 4.0000‡ |" in md
+    assert "† not lossless here" in md and "‡ over 1% of characters" in md
+    page = render_html(res)
+    assert re.search(r'class="num flagged"[^>]*title="round-trip 50.00%: never marked best"',
+                     page)
+    assert 'class="num best" data-v="1.0"' in page
+
+
+def test_the_verdict_numbers_by_hand() -> None:
+    v = verdict(_results())
+    (line,) = v.of("cost")
+    assert line.subject == "s"
+    assert line.winner is not None and line.winner.tokenizer == "lossless"
+    assert line.winner.value == pytest.approx(1000.0)
+    assert line.runner_up is not None and line.runner_up.tokenizer == "longer"
+    assert line.margin == pytest.approx(1 - 1000 / 1250)  # 20 % fewer tokens
+    assert line.margin_text() == "20.0% fewer tokens than longer"
+    # the main caveat: a cheaper tokenizer that loses text (unk: 250 against 1000)
+    assert line.caveat == ("unk needs 75.0% fewer tokens but loses text (40.0% of "
+                           "characters unknown)")
+    # per language: lossy is lossless on eng_Latn and cheapest there (2.0 chars per
+    # token); on khm_Khmr lossy and unk are flagged and longer (1.5) beats lossless (1.25)
+    assert line.by_language == [("longer", 1), ("lossy", 1)]
+    assert "cheapest in 0 of 2 languages only (also longer in 1, lossy in 1)" in line.caveats
+
+
+def test_a_verdict_without_round_trip_says_so() -> None:
+    rows = [Row("a", "s", "all", "chars_per_token", 2.0),
+            Row("b", "s", "all", "chars_per_token", 1.99)]
+    res = Results(rows=rows, meta=RunMeta(suites={"s": SuiteInfo(name="s")}))
+    (line,) = verdict(res).lines
+    assert line.winner is not None and line.winner.tokenizer == "a"
+    assert line.winner.value == pytest.approx(500.0)
+    assert line.caveats == ["losslessness not measured (add -m roundtrip,unknown)",
+                            "a near tie with b (within 1%)"]
+
+
+def test_the_speed_verdict_is_latency_per_thousand_characters() -> None:
+    rows = [Row("fast", "speed", "chat", "encode_p50_us", 50.0,
+                {"request_chars": 200.0, "cpu_share": 0.95}),
+            Row("slow", "speed", "chat", "encode_p50_us", 80.0,
+                {"request_chars": 200.0, "cpu_share": 0.5}),
+            Row("fast", "speed", "document", "encode_p50_us", 5000.0,
+                {"request_chars": 10000.0, "cpu_share": 0.99})]
+    res = Results(rows=rows, meta=RunMeta(suites={"speed": SuiteInfo(name="speed")}))
+    chat, document = verdict(res).of("speed")
+    assert chat.subject == "chat" and chat.winner is not None
+    assert chat.winner.value == pytest.approx(250.0)  # 50 µs for 200 characters
+    assert chat.runner_up is not None and chat.runner_up.value == pytest.approx(400.0)
+    assert chat.margin_text() == "37.5% less time than slow"
+    assert chat.caveat.startswith("the machine was busy: the median call of slow waited")
+    assert document.winner is not None and document.winner.value == pytest.approx(500.0)
+
+
+def _terminal(width: int) -> str:
+    from tokbench.commands.run import _print_summary
+
+    res = _results()
+    for tok in res.meta.tokenizers:  # a wide table: every headline metric
+        for metric, value in (("tokens", 123456789), ("bytes_per_token", 3.14159),
+                              ("fertility", 1.23456), ("unk_rate", 0.0123),
+                              ("throughput_mb_s", 12.345678)):
+            res.rows.append(Row(tok, "s", "all", metric, value))
+    buf = io.StringIO()
+    _print_summary(Console(file=buf, width=width, color_system=None), res, None)
+    return buf.getvalue()
+
+
+def test_the_run_summary_fits_80_columns_and_cuts_no_value() -> None:
+    out = _terminal(80)
+    assert max(len(line.rstrip()) for line in out.splitlines()) <= 80
+    # every value is shown whole, MB/s included; flagged values carry their symbol
+    assert out.count("12.35") == 4 and "123,456,789" in out
+    assert "†2.0000" in out and "‡4.0000" in out
+    assert out.index("lossless: 1,000.0 tokens / 1,000 chars") < out.index("s · all")
+    assert "† not lossless here" in out
+    # at 80 columns the headers wrap; at 60 the table is split in two, values still whole
+    narrow = _terminal(60)
+    assert "(1/2)" not in out and "s · all (1/2)" in narrow and "s · all (2/2)" in narrow
+    assert max(len(line.rstrip()) for line in narrow.splitlines()) <= 60
+    assert narrow.count("12.35") == 4 and narrow.count("100.00%") == 3
+
+
+def test_a_finished_run_leaves_no_lock(tmp_path) -> None:
+    from tokbench.cli.outdir import OutputFolder, OutputLockedError
+
+    out = tmp_path / "latest"
+    with OutputFolder(out) as folder:
+        assert folder.lock_path.exists()
+        with pytest.raises(OutputLockedError), OutputFolder(out):
+            pass
+    assert not (tmp_path / ".latest.lock").exists()
+    with OutputFolder(out):  # and the next run locks again
+        assert (tmp_path / ".latest.lock").exists()
+    assert not (tmp_path / ".latest.lock").exists()
+
+
+def test_a_lock_removed_under_a_waiting_run_is_not_trusted(tmp_path) -> None:
+    """A run that opened the lock file just before its holder removed it locks a new one."""
+    import os
+
+    from tokbench.cli.outdir import _same_file
+
+    path = tmp_path / ".x.lock"
+    path.write_text("")
+    with open(path, "a+", encoding="utf-8") as f:
+        assert _same_file(f, path)
+        os.unlink(path)
+        assert not _same_file(f, path)
+        path.write_text("")  # someone else's new lock file
+        assert not _same_file(f, path)
