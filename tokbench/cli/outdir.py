@@ -16,6 +16,7 @@ anything else in it is refused rather than deleted.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import platform
@@ -101,10 +102,8 @@ class OutputFolder:
             # meanwhile sees that it is no longer the one at the path and locks a new one
             # (``_same_file``); a run killed here leaves the file, which the next run takes
             # over since the kernel released the lock
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(self.lock_path)
-            except OSError:
-                pass
             self._lock_file.close()  # closing releases the lock
             self._lock_file = None
 
