@@ -199,3 +199,34 @@ def test_a_lock_removed_under_a_waiting_run_is_not_trusted(tmp_path) -> None:
         assert not _same_file(f, path)
         path.write_text("")  # someone else's new lock file
         assert not _same_file(f, path)
+
+
+def test_an_unknown_metric_is_refused_before_fetching(tmp_path, monkeypatch, capsys) -> None:
+    import tokbench.commands.run as run_command
+    from tokbench.cli import main
+
+    def fetch(specs: list[str]) -> None:
+        raise AssertionError(f"fetched {specs}")
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(run_command, "_prefetch", fetch)
+    assert main(["run", "-t", "gpt2", "-s", "unicode", "-m", "compression,fertilty",
+                 "--no-history", "-o", "out"]) == 2
+    assert "unknown metric 'fertilty'; did you mean 'fertility'?" in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())  # no lock, no staging folder
+
+
+def test_transformers_is_imported_without_its_advice_and_the_setting_restored() -> None:
+    import os
+    import subprocess
+    import sys
+
+    pytest.importorskip("transformers")
+    code = ("import os; from tokbench.adapters.transformers_adapter import "
+            "_import_transformers as f; f(); "
+            "print(os.environ.get('TRANSFORMERS_NO_ADVISORY_WARNINGS'))")
+    env = {k: v for k, v in os.environ.items() if k != "TRANSFORMERS_NO_ADVISORY_WARNINGS"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env, timeout=120, check=True)
+    assert done.stdout == "None\n"
+    assert "PyTorch was not found" not in done.stderr and "[transformers]" not in done.stderr

@@ -570,6 +570,25 @@ CASES: list[Case] = [
               "array",
          setup=_tampered(lambda d: d.update(failures=[{"tokenizer": "bytes", "doc_id": []}]),
                          "bad.json")),
+    # issue 21
+    # 13. a text: folder of other extensions names them and the option that reads them
+    Case("text-folder-without-txt", ["run", "-t", "bytes", "-s", "text:fl", *FAST,
+                                     "-o", "out"],
+         says="text:fl: no .txt or .jsonl files in this folder; it holds .dev, .devtest "
+              "files: read them as text (one document per line) with ?glob=*.dev,*.devtest",
+         files={"fl/eng_Latn.dev": "one\ntwo\n", "fl/jpn_Jpan.devtest": "三\n"}),
+    Case("text-folder-glob", ["run", "-t", "bytes", "-s", "text:fl?glob=*.dev,*.devtest",
+                              *FAST, "--no-plots", "-o", "out"], exit=0,
+         files={"fl/eng_Latn.dev": "one\ntwo\n", "fl/jpn_Jpan.devtest": "三\n",
+                "fl/notes.md": "not read\n"},
+         check=lambda tmp, out: _results("out")(tmp)["meta"]["suites"]["text:fl"][
+             "documents"] == 3),
+    #     an unknown metric is refused before any tokenizer is fetched (test_answers.py
+    #     checks that nothing is fetched)
+    Case("unknown-metric", ["run", "-t", "gpt2", "-s", "unicode", "-m", "compresion", "-o",
+                            "out"],
+         says="unknown metric 'compresion'; did you mean 'compression'?",
+         env={"TOKBENCH_OFFLINE": "1"}),
 ]
 
 

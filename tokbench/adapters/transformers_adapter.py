@@ -55,8 +55,29 @@ TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "spiece.model",
                    "sentencepiece.bpe.model", "vocab.json", "vocab.txt")
 
 
+#: transformers' switch for its advisory warnings (read when it logs one)
+_NO_ADVICE = "TRANSFORMERS_NO_ADVISORY_WARNINGS"
+
+
 def _import_transformers() -> Any:
-    return require("transformers", purpose="Hugging Face tokenizers by folder or hub id")
+    """``transformers``, imported without its advisory "PyTorch was not found" line (a
+    tokenizer needs no PyTorch; printed in every worker it would land inside the progress
+    display). Only the import is quietened: the variable is restored right after, and
+    transformers' own logging settings are left as the user has them."""
+    import os
+    import sys
+
+    if "transformers" in sys.modules:
+        return sys.modules["transformers"]
+    before = os.environ.get(_NO_ADVICE)
+    os.environ[_NO_ADVICE] = "1"
+    try:
+        return require("transformers", purpose="Hugging Face tokenizers by folder or hub id")
+    finally:
+        if before is None:
+            os.environ.pop(_NO_ADVICE, None)
+        else:
+            os.environ[_NO_ADVICE] = before
 
 
 def load(path_or_obj: Any, *, name: str, source: SourceInfo | None = None,

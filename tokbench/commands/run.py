@@ -89,6 +89,9 @@ def main(args: argparse.Namespace) -> int:
     from tokbench.suites import load_suites
 
     conf = resolve_config(args)
+    from tokbench.metrics import resolve_families
+
+    resolve_families(conf.get("metrics"))  # an unknown metric fails before any fetching
     out = Path(conf.get("out") or DEFAULT_OUT)
     settings = Settings(premium_join=bool(conf.get("premium_join", False)),
                         throughput_repeats=int(conf.get("repeats", 5)),

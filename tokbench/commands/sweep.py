@@ -87,6 +87,9 @@ def main(args: argparse.Namespace) -> int:
     use_threads(train_config.threads)
     check_sizes(sizes, minimum_vocab(train_config))  # the corpus's alphabet is checked later
     metrics = tuple(_csv([args.metrics])) if args.metrics else SWEEP_METRICS
+    from tokbench.metrics import resolve_families
+
+    resolve_families(metrics)  # an unknown name fails before any training
     scaling = scaling_settings(args)
     if args.d_model is not None:
         d_model, d_source = args.d_model, "given"
