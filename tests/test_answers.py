@@ -230,3 +230,15 @@ def test_transformers_is_imported_without_its_advice_and_the_setting_restored() 
                           env=env, timeout=120, check=True)
     assert done.stdout == "None\n"
     assert "PyTorch was not found" not in done.stderr and "[transformers]" not in done.stderr
+
+
+def test_the_viewer_of_a_filtered_suite_has_no_content_note() -> None:
+    from tokbench.engine.runner import run
+    from tokbench.engine.viewer import viewer_from_results
+
+    results = run(["bytes"], ["multilingual?languages=eng_Latn,jpn_Jpan"], ["compression"])
+    assert results.meta.suites["multilingual"].spec == "multilingual?languages=eng_Latn,jpn_Jpan"
+    data = viewer_from_results(results)
+    assert data["notes"] == []
+    (suite,) = data["suites"]
+    assert {s["lang"] for s in suite["samples"]} == {"eng_Latn", "jpn_Jpan"}

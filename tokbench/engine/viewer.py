@@ -395,6 +395,11 @@ def load_run_tokenizer(name: str, info: TokenizerInfo,
 
 
 def _suite_spec(name: str, info: SuiteInfo) -> str:
+    """The spec to load the run's suite again: the one the run recorded (with its options,
+    such as ``?languages=``, so a filtered suite is the same suite), else its name or
+    source."""
+    if info.spec:
+        return info.spec
     source = info.source or "builtin"
     return name if source == "builtin" else source
 
