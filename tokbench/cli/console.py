@@ -79,24 +79,42 @@ def print_fitted(con: Console, title: str, label: str, names: Sequence[str],
                  columns: Sequence[tuple[str, Sequence[str]]]) -> None:
     """A table of ``names`` (rows, plain text) against ``columns`` ((header, rich-markup
     cells)), split into as many tables as it takes to fit the console's width: values are
-    never cut and headers wrap at spaces. The first part carries ``title``."""
+    never cut and headers wrap at spaces (the shortest headers are kept whole first). The
+    first part carries ``title``."""
     from rich.markup import escape
 
     chunks: list[list[tuple[str, Sequence[str]]]] = [[]]
     for col in columns:
-        if chunks[-1] and _width(label, names, [*chunks[-1], col], tight=True) > con.width:
+        tight = [_value_width(c) for c in [*chunks[-1], col]]
+        if chunks[-1] and _width(label, names, [*chunks[-1], col], tight) > con.width:
             chunks.append([])
         chunks[-1].append(col)
     for k, chunk in enumerate(chunks):
         part = f" ({k + 1}/{len(chunks)})" if len(chunks) > 1 else ""
-        tight = _width(label, names, chunk) > con.width  # wrap the headers, not the values
-        con.print(_table(escape(title + part), label, names, chunk, tight))
+        widths: list[int | None] | None = None
+        if _width(label, names, chunk) > con.width:  # wrap headers, never values
+            tight = [_value_width(c) for c in chunk]
+            spare = con.width - _width(label, names, chunk, tight)
+            widths = list(tight)
+            for i in sorted(range(len(chunk)), key=lambda i: len(chunk[i][0]) - tight[i]):
+                grow = len(chunk[i][0]) - tight[i]
+                if 0 < grow <= spare:
+                    widths[i], spare = len(chunk[i][0]), spare - grow
+        con.print(_table(escape(title + part), label, names, chunk, widths))
+
+
+def _value_width(column: tuple[str, Sequence[str]]) -> int:
+    """The narrowest a column can be: its widest value or the longest word of its header."""
+    from rich.text import Text
+
+    header, cells = column
+    return max([*(Text.from_markup(c).cell_len for c in cells), *(len(w) for w in header.split())])
 
 
 def _table(title: str, label: str, names: Sequence[str],
-           columns: Sequence[tuple[str, Sequence[str]]], tight: bool = False) -> Any:
-    """The rich table; ``tight``: every value column exactly as wide as its widest value
-    (or the longest word of its header)."""
+           columns: Sequence[tuple[str, Sequence[str]]],
+           widths: Sequence[int | None] | None = None) -> Any:
+    """The rich table; ``widths`` fixes the value columns' widths (None: rich chooses)."""
     from rich import box
     from rich.markup import escape
     from rich.table import Table
@@ -106,25 +124,22 @@ def _table(title: str, label: str, names: Sequence[str],
                   pad_edge=False, collapse_padding=True)
     table.add_column(escape(label), no_wrap=True,
                      min_width=max([len(label), *(Text(n).cell_len for n in names)]))
-    for header, cells in columns:
-        width = max([*(Text.from_markup(c).cell_len for c in cells),
-                     *(len(w) for w in header.split())])
-        table.add_column(escape(header), justify="right", min_width=width,
-                         width=width if tight else None)
+    for k, column in enumerate(columns):
+        table.add_column(escape(column[0]), justify="right", min_width=_value_width(column),
+                         width=widths[k] if widths is not None else None)
     for i, name in enumerate(names):
         table.add_row(escape(name), *(cells[i] for _, cells in columns))
     return table
 
 
 def _width(label: str, names: Sequence[str], columns: Sequence[tuple[str, Sequence[str]]],
-           tight: bool = False) -> int:
-    """The width the table takes when nothing limits it (``tight``: headers wrapped as far
-    as the values allow), rendered and measured."""
+           widths: Sequence[int | None] | None = None) -> int:
+    """The width the table takes when nothing limits it, rendered and measured."""
     import io
 
     from rich.console import Console
 
     probe = Console(file=io.StringIO(), width=10_000, color_system=None)
-    probe.print(_table("", label, names, columns, tight))
+    probe.print(_table("", label, names, columns, widths))
     text = probe.file.getvalue()  # type: ignore[attr-defined]
     return max(len(line) for line in text.splitlines())

@@ -230,7 +230,7 @@ class _Progress:
                                           count=True)
         elif name == "timing":
             self._p.update(self._task, description=escape(
-                f"timing throughput · {info['tokenizer']} · {info['suite']}"))
+                f"timing {info['tokenizer']} · {info['suite']}"))
         elif name == "timed":
             self._p.advance(self._task)
         elif name == "tokenizer_failed":
