@@ -166,7 +166,7 @@ def test_the_run_summary_fits_80_columns_and_cuts_no_value() -> None:
     assert "† not lossless here" in out
     # at 80 columns the headers wrap; at 60 the table is split in two, values still whole
     narrow = _terminal(60)
-    assert "(1/2)" not in out and "s · all (1/2)" in narrow and "s · all (2/2)" in narrow
+    assert "(1/2)" not in out and "s · all (1/2)" in narrow and "(continued, 2/2)" in narrow
     assert max(len(line.rstrip()) for line in narrow.splitlines()) <= 60
     assert narrow.count("12.35") == 4 and narrow.count("100.00%") == 3
 
@@ -242,3 +242,40 @@ def test_the_viewer_of_a_filtered_suite_has_no_content_note() -> None:
     assert data["notes"] == []
     (suite,) = data["suites"]
     assert {s["lang"] for s in suite["samples"]} == {"eng_Latn", "jpn_Jpan"}
+
+
+def test_the_sweep_says_its_pick_is_at_the_edge_and_reconciles_one_answer() -> None:
+    from tokbench.vocab.sweep import reconcile, round_size
+
+    sizes = [1024, 2048, 4096, 8192]
+    rec = {"size": 8192, "met": True, "within": 0.02, "worst": {}}
+    alone = reconcile(rec, sizes, None)
+    assert alone["size"] == 8192 and alone["source"] == "sweep"
+    assert alone["extend"] == ["16k", "32k"]
+    assert alone["edge"]["at"] == "largest"
+    assert "8k is the largest size tried" in alone["edge"]["text"]
+    scaling = {"overall": "all", "groups": {"all": {"approach2": 71631.4}},
+               "settings": {"model_params": 7e9}, "paper": {"approach2": 50000.0}}
+    both = reconcile(rec, sizes, scaling)
+    assert both["size"] == 71631 and both["pick"] == 8192 and both["source"] == "compute-optimal"
+    assert both["reasons"][0] == ("compute-optimal for N_nv = 7e+09 (Tao et al. 2024, approach "
+                                  "2 with this corpus's f(V)): 71,631")
+    assert "it is larger than the sweep's pick, which is only the largest size tried: both " \
+        "point above the sizes measured" in both["reasons"]
+    assert both["extend"] == ["16k", "32k", "128k"]  # 2^17 = 131,072 covers 71,631
+    # a pick inside the range, an optimum below it, the paper's f(V) when the corpus's fails
+    mid = {"size": 2048, "met": True, "within": 0.02, "worst": {}}
+    low = reconcile(mid, sizes, {**scaling, "groups": {"all": {"approach2": None,
+                                                               "gamma_reason": "too flat"}},
+                                 "paper": {"approach2": 700.2}})
+    assert low["size"] == 700 and low["edge"] is None and low["extend"] == ["512"]
+    assert "this corpus's f(V) could not be calibrated: too flat" in low["reasons"]
+    assert any(r.startswith("it is smaller than the sweep's pick") for r in low["reasons"])
+    # the smallest size already meeting the rule is an edge too
+    small = reconcile({"size": 1024, "met": True, "within": 0.02,
+                       "worst": {"1024": {"subset": "eng_Latn", "below_best_pct": 1.5}}},
+                      sizes, None)
+    assert small["extend"] == ["512"] and "eng_Latn is 1.5% below its best" in \
+        small["edge"]["text"]
+    # one rounding: halves go up (Python's round() rounds them to even: round(2.5) == 2)
+    assert round_size(71631.5) == 71632 and round_size(2.5) == 3 and round_size(71631.49) == 71631

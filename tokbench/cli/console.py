@@ -90,7 +90,8 @@ def print_fitted(con: Console, title: str, label: str, names: Sequence[str],
             chunks.append([])
         chunks[-1].append(col)
     for k, chunk in enumerate(chunks):
-        part = f" ({k + 1}/{len(chunks)})" if len(chunks) > 1 else ""
+        part = "" if len(chunks) == 1 else f" ({k + 1}/{len(chunks)})"
+        heading = title + part if k == 0 else f"(continued, {k + 1}/{len(chunks)})"
         widths: list[int | None] | None = None
         if _width(label, names, chunk) > con.width:  # wrap headers, never values
             tight = [_value_width(c) for c in chunk]
@@ -100,7 +101,7 @@ def print_fitted(con: Console, title: str, label: str, names: Sequence[str],
                 grow = len(chunk[i][0]) - tight[i]
                 if 0 < grow <= spare:
                     widths[i], spare = len(chunk[i][0]), spare - grow
-        con.print(_table(escape(title + part), label, names, chunk, widths))
+        con.print(_table(escape(heading), label, names, chunk, widths))
 
 
 def _value_width(column: tuple[str, Sequence[str]]) -> int:

@@ -19,8 +19,10 @@ LOOSE_FIT_PCT = 1.0
 
 
 def fmt_v(v: float | None) -> str:
-    """A vocabulary size: ``62,281``; None is ``–``."""
-    return "–" if v is None else f"{round(v):,}"
+    """A vocabulary size: ``62,281`` (``round_size``, the one rounding); None is ``–``."""
+    from tokbench.vocab.sweep import round_size
+
+    return "–" if v is None else f"{round_size(v):,}"
 
 
 def fmt_k(v: float) -> str:
