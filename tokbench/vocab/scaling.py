@@ -639,3 +639,28 @@ def recommend_section(settings: ScalingSettings, vocab: Mapping[str, int],
         s = section["settings"]
         section["flops_curve"] = flops_curve(f, s["model_params"], s["d_model"])
     return section
+
+
+def mark_caveats(section: dict[str, Any], trust: Any, suites: Iterable[str]) -> None:
+    """Note on each placed tokenizer (and each per-language entry) whether its tokens per
+    character can be trusted (``tokbench.metrics.trust``): ``caveat`` (the reason) and
+    ``caveat_symbols`` on those that are not lossless or map much text to unknown tokens
+    on any of ``suites``. Such a tokenizer is never called the best."""
+    from tokbench.metrics.trust import combine
+
+    suites = list(suites)
+
+    def caveat(tokenizer: str, subset: str) -> Any:
+        found = [(s, c) for s in suites
+                 if (c := trust.caveat(tokenizer, s, subset, "chars_per_token")) is not None]
+        return combine(found) if found else None
+
+    for r in section.get("tokenizers", []):
+        c = caveat(r["tokenizer"], "all")
+        if c is not None:
+            r["caveat"], r["caveat_symbols"] = c.reason, c.symbols
+    for lang, ranked in section.get("languages", {}).items():
+        for r in ranked:
+            c = caveat(r["tokenizer"], lang)
+            if c is not None:
+                r["caveat"], r["caveat_symbols"] = c.reason, c.symbols
