@@ -172,11 +172,12 @@ def scaling_markdown(section: dict[str, Any], plots: Sequence[str] = ()) -> list
 # -- plots --------------------------------------------------------------------------------------
 
 
-def _figure(width: float, height: float, cols: int = 1, rows: int = 1) -> tuple[Any, Any]:
+def _figure(width: float, height: float, cols: int = 1, rows: int = 1,
+            height_ratios: Sequence[float] | None = None) -> tuple[Any, Any]:
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(width, height))
-    axes = fig.subplots(rows, cols)
+    axes = fig.subplots(rows, cols, height_ratios=height_ratios)
     return fig, axes
 
 
@@ -279,7 +280,8 @@ def render_scaling_plots(section: dict[str, Any], out_dir: str | Path,
     written = [_save(fig, out / f"{prefix}_scaling.png")]
     if len(section["groups"]) > 1:
         rows = len(section["groups"])
-        fig, (a1, a2) = _figure(15, max(5.5, 0.17 * rows + 1.5), cols=2)
+        fig, (a1, a2) = _figure(9.5, 5.5 + max(4.0, 0.17 * rows + 1.5), rows=2,
+                                height_ratios=(5.5, max(4.0, 0.17 * rows + 1.5)))
         _fv_plot(a1, section)
         _language_bars(a2, section)
         fig.tight_layout()
