@@ -279,3 +279,33 @@ def test_the_sweep_says_its_pick_is_at_the_edge_and_reconciles_one_answer() -> N
         small["edge"]["text"]
     # one rounding: halves go up (Python's round() rounds them to even: round(2.5) == 2)
     assert round_size(71631.5) == 71632 and round_size(2.5) == 3 and round_size(71631.49) == 71631
+
+
+def test_recommend_never_calls_a_lossy_tokenizer_best() -> None:
+    from tokbench.render.scaling import best_line, placement_rows
+    from tokbench.vocab.scaling import mark_caveats
+
+    section = {"tokenizers": [{"tokenizer": "xlmr", "vocab": 250002, "tokens_per_char": 0.3,
+                               "flops_per_char": 80.0, "flops_vs_best_pct": 0.0,
+                               "v_over_approach1": 1, "v_over_approach2": 1,
+                               "v_over_approach3": 1},
+                              {"tokenizer": "o200k", "vocab": 200019, "tokens_per_char": 0.4,
+                               "flops_per_char": 100.0, "flops_vs_best_pct": 25.0,
+                               "v_over_approach1": 1, "v_over_approach2": 1,
+                               "v_over_approach3": 1}],
+               "languages": {"khm_Khmr": [{"tokenizer": "o200k", "tokens_per_char": 0.5,
+                                           "flops_per_char": 50.0, "flops_vs_best_pct": 0.0}]}}
+    trust = Trust([Row("xlmr", "m", "all", "roundtrip", 0.9055),
+                   Row("o200k", "m", "all", "roundtrip", 1.0),
+                   Row("o200k", "m", "khm_Khmr", "unk_chars", 0.5)])
+    mark_caveats(section, trust, ["m"])
+    xlmr, o200k = section["tokenizers"]
+    assert xlmr["caveat"] == "round-trip 90.55% on m" and xlmr["caveat_symbols"] == "†"
+    assert "caveat" not in o200k
+    assert o200k["flops_vs_best_pct"] == 0.0 and xlmr["flops_vs_best_pct"] == pytest.approx(-20.0)
+    assert section["languages"]["khm_Khmr"][0]["caveat_symbols"] == "‡"
+    assert best_line(section) == (
+        "Fewest training FLOPs per character among lossless tokenizers: o200k.",
+        "xlmr† needs 20.0% fewer FLOPs per character but is not counted: round-trip 90.55% "
+        "on m.")
+    assert placement_rows(section)[0][:5] == ["xlmr†", "250,002", "0.3000", "80", "-20.0%"]

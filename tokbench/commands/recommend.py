@@ -37,9 +37,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     from rich.markup import escape
-    from rich.table import Table
 
-    from tokbench.cli.console import console, err_console
+    from tokbench.cli.console import console, err_console, print_fitted
     from tokbench.cli.scaling import print_scaling, scaling_settings
     from tokbench.engine.runner import run
     from tokbench.metrics.trust import Trust
@@ -83,14 +82,12 @@ def main(args: argparse.Namespace) -> int:
     files += [*pngs, md]
 
     con = console()
-    table = Table(title="tokenizers at this model size, fewest training FLOPs per character "
-                  "first", title_justify="left")
-    for i, col in enumerate(PLACEMENT_HEADER):
-        table.add_column(col, justify="left" if i == 0 else "right")
-    for row in placement_rows(section):
-        table.add_row(*(escape(c) for c in row))
+    rows = placement_rows(section)
     print_scaling(con, section)
-    con.print(table)
+    print_fitted(con, "tokenizers at this model size, fewest training FLOPs per character "
+                 "first", PLACEMENT_HEADER[0], [r[0] for r in rows],
+                 [(head, [escape(r[i]) for r in rows])
+                  for i, head in enumerate(PLACEMENT_HEADER[1:], 1)])
     con.print(PLACEMENT_NOTE, highlight=False)
     for line in caveat_notes(section):
         con.print(f"[yellow]{escape(line)}[/]", highlight=False)

@@ -309,7 +309,8 @@ def placement_rows(section: dict[str, Any]) -> list[list[str]]:
 PLACEMENT_HEADER = ["tokenizer", "V", "tokens/char", "FLOPs/char", "vs best", "V/A1", "V/A2",
                     "V/A3"]
 PLACEMENT_NOTE = ("FLOPs/char: training FLOPs per character, 6 (N_nv + V d) x tokens per "
-                  "character; vs best: against the tokenizer with the fewest; V/A1..A3: V over "
+                  "character; vs best: against the lossless tokenizer with the fewest; "
+                  "V/A1..A3: V over "
                   "the paper's approach 1..3 optimum for this model.")
 
 
@@ -323,9 +324,9 @@ def best_line(section: dict[str, Any]) -> tuple[str, str] | None:
         return ("No lossless tokenizer was measured.", "") if rows else None
     best = clean[0]
     above = [r for r in rows[:rows.index(best)]]
-    note = "; ".join(f"{_marked(r)} needs {r['flops_per_char'] / best['flops_per_char'] - 1:+.1%}"
-                     f" of its FLOPs per character but is not counted: {r['caveat']}."
-                     for r in above)
+    note = " ".join(f"{_marked(r)} needs "
+                    f"{1 - r['flops_per_char'] / best['flops_per_char']:.1%} fewer FLOPs per "
+                    f"character but is not counted: {r['caveat']}." for r in above)
     return (f"Fewest training FLOPs per character among lossless tokenizers: "
             f"{best['tokenizer']}.", note)
 
