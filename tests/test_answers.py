@@ -309,3 +309,21 @@ def test_recommend_never_calls_a_lossy_tokenizer_best() -> None:
         "xlmr† needs 20.0% fewer FLOPs per character but is not counted: round-trip 90.55% "
         "on m.")
     assert placement_rows(section)[0][:5] == ["xlmr†", "250,002", "0.3000", "80", "-20.0%"]
+
+
+def test_train_shows_the_sample_as_text_not_vocabulary_glyphs() -> None:
+    from tests._trained import adapter
+    from tokbench.commands.train import readable
+
+    tok = adapter("hf-bpe")  # byte-level BPE: " s" is "Ġs", "é" is "Ã©" inside
+    text = " café crème 東京 𝔘"
+    ids = tok.encode(text)
+    glyphs = [tok.token_str(i) for i in ids]
+    assert any("Ġ" in g for g in glyphs) and any("Ã" in g for g in glyphs)
+    pieces = readable(tok, ids)
+    assert len(pieces) == len(ids)
+    assert not any("Ġ" in p or "Ã" in p for p in pieces)
+    rebuilt = b"".join(bytes.fromhex(p[1:-1]) if p.startswith("<") and p.endswith(">")
+                       else p.replace("·", " ").encode() for p in pieces)
+    assert rebuilt == text.encode()  # the pieces spell the text exactly
+    assert any(p.startswith("<f0") for p in pieces)  # 𝔘 is cut into bytes: shown as hex
