@@ -327,3 +327,17 @@ def test_train_shows_the_sample_as_text_not_vocabulary_glyphs() -> None:
                        else p.replace("·", " ").encode() for p in pieces)
     assert rebuilt == text.encode()  # the pieces spell the text exactly
     assert any(p.startswith("<f0") for p in pieces)  # 𝔘 is cut into bytes: shown as hex
+
+
+def test_a_tokenizer_that_cannot_load_is_explained_once(tmp_path, monkeypatch, capsys) -> None:
+    from tokbench.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bad.json").write_text('{"junk": 1}', encoding="utf-8")
+    assert main(["run", "-t", "bytes,file:bad.json", "-s", "unicode", "-m", "compression",
+                 "--no-history", "--no-plots", "--no-html", "-o", "out"]) == 2
+    captured = capsys.readouterr()
+    output = " ".join((captured.out + captured.err).split())
+    assert output.count("not a valid tokenizer.json") == 1, output
+    assert "failed: tokenizer file:bad.json (why: above)" in output
+    assert not (tmp_path / ".out.lock").exists()  # an exit with an error removes it too

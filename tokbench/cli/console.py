@@ -57,6 +57,7 @@ def byte_progress(transient: bool = False) -> Progress:
         TimeRemainingColumn,
         TransferSpeedColumn,
     )
+    from rich.table import Column
 
     class _Either(ProgressColumn):
         def __init__(self, counted: ProgressColumn, sized: ProgressColumn) -> None:
@@ -68,7 +69,10 @@ def byte_progress(transient: bool = False) -> Progress:
                 return self.counted.render(task)
             return self.sized.render(task)
 
-    return Progress(TextColumn("{task.description}"), BarColumn(),
+    # the description is cut, never wrapped: the line fits an 80-column terminal
+    described = TextColumn("{task.description}", table_column=Column(
+        max_width=32, no_wrap=True, overflow="ellipsis"))
+    return Progress(described, BarColumn(bar_width=20),
                     _Either(MofNCompleteColumn(), DownloadColumn()),
                     _Either(TextColumn(""), TransferSpeedColumn()),
                     TimeElapsedColumn(), TimeRemainingColumn(),
