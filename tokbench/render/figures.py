@@ -52,16 +52,19 @@ _OFFSETS = ((4, 3, "left", "bottom"), (4, -3, "left", "top"), (-4, 3, "right", "
             (-4, 11, "right", "bottom"), (-4, -11, "right", "top"))
 
 
-def place_labels(ax: Any, points: list[tuple[float, float, str]], **style: Any) -> None:
+def place_labels(ax: Any, points: list[tuple[float, float, str]], taken: list[Any] | None = None,
+                 **style: Any) -> list[Any]:
     """Label each (x, y, text) point beside it where the label overlaps no label placed
     before it (nor leaves the axes), trying a few offsets; call after the layout is final.
+    ``taken``: boxes of labels placed by an earlier call, to avoid too (returned, grown).
     The figure gets an Agg canvas to measure text (nothing global changes)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     fig = ax.figure
-    renderer = FigureCanvasAgg(fig).get_renderer()
+    canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
+    renderer = canvas.get_renderer()
     frame = ax.get_window_extent(renderer)
-    taken: list[Any] = []
+    taken = [] if taken is None else taken
     for x, y, text in sorted(points, key=lambda p: (p[0], p[1])):
         chosen = None
         for dx, dy, ha, va in _OFFSETS:
@@ -79,3 +82,4 @@ def place_labels(ax: Any, points: list[tuple[float, float, str]], **style: Any) 
             chosen = ax.annotate(text, (x, y), textcoords="offset points", xytext=(dx, dy),
                                  ha=ha, va=va, **style).get_window_extent(renderer)
         taken.append(chosen)
+    return taken

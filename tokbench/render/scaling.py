@@ -217,13 +217,13 @@ def optimal_plot(ax: Any, section: dict[str, Any], own: bool = True) -> None:
     ax.legend(fontsize=7, loc="upper left")
 
 
-def label_models(ax: Any, section: dict[str, Any]) -> None:
+def label_models(ax: Any, section: dict[str, Any]) -> list[Any]:
     """The published models' names beside their points, none over another (after the
-    figure's layout is final)."""
+    figure's layout is final); returns the labels' boxes."""
     from tokbench.render.figures import place_labels
 
-    place_labels(ax, [(m["n_nv"], m["vocab"], m["name"]) for m in section["published"]],
-                 fontsize=7, color="tab:blue")
+    return place_labels(ax, [(m["n_nv"], m["vocab"], m["name"])
+                             for m in section["published"]], fontsize=7, color="tab:blue")
 
 
 def _fv_plot(ax: Any, section: dict[str, Any]) -> None:
@@ -396,7 +396,9 @@ def render_recommend_plots(section: dict[str, Any], out_dir: str | Path) -> list
     n = section["settings"]["model_params"]
     for r in section["tokenizers"]:
         a1.scatter([n], [r["vocab"]], marker="s", color="tab:green", zorder=5, s=26)
-    best = min((r["flops_per_char"] for r in section["tokenizers"]), default=None)
+    # against the best lossless tokenizer (mark_caveats), like the table
+    clean = [r["flops_per_char"] for r in section["tokenizers"] if not r.get("caveat")]
+    best = min(clean or [r["flops_per_char"] for r in section["tokenizers"]], default=None)
     xs = [r["vocab"] for r in section["tokenizers"]]
     ys = [(r["flops_per_char"] / best - 1) * 100 for r in section["tokenizers"]] if best else []
     if best:
@@ -412,13 +414,13 @@ def render_recommend_plots(section: dict[str, Any], out_dir: str | Path) -> list
                        label=f"paper's {label.split(':')[0]}")
         a2.set_xscale("log", base=2)
         a2.set_xlabel("vocabulary size V")
-        a2.set_ylabel("training FLOPs per character vs the best tokenizer (%)")
+        a2.set_ylabel("training FLOPs per character vs the best lossless tokenizer (%)")
         a2.set_title(f"Cost of training N_nv = {n:.3g} on this text, by tokenizer")
         a2.grid(alpha=0.3)
         a2.legend(fontsize=7)
     fig.tight_layout()
-    label_models(a1, section)
-    place_labels(a1, [(n, r["vocab"], _marked(r)) for r in section["tokenizers"]],
+    taken = label_models(a1, section)
+    place_labels(a1, [(n, r["vocab"], _marked(r)) for r in section["tokenizers"]], taken,
                  fontsize=7, color="tab:green")
     if best:
         place_labels(a2, [(x, y, _marked(r)) for r, x, y in
