@@ -341,3 +341,20 @@ def test_a_tokenizer_that_cannot_load_is_explained_once(tmp_path, monkeypatch, c
     assert output.count("not a valid tokenizer.json") == 1, output
     assert "failed: tokenizer file:bad.json (why: above)" in output
     assert not (tmp_path / ".out.lock").exists()  # an exit with an error removes it too
+
+
+def test_the_throughput_timing_is_a_phase_of_its_own() -> None:
+    from tests._toy import ToyTokenizer
+    from tokbench.engine.runner import run
+    from tokbench.suites.model import Document, Suite
+
+    events: list[tuple[str, dict[str, object]]] = []
+    suites = [Suite(f"s{k}", "1", [Document("d", "eng_Latn", "x", "ab ba")]) for k in (1, 2)]
+    run([ToyTokenizer(["a", "b", " "])], suites, ["compression", "throughput"],
+        progress=lambda name, info: events.append((name, info)), throughput_repeats=1)
+    names = [n for n, _ in events]
+    start = names.index("phase")
+    assert events[start][1] == {"name": "throughput", "units": 2}
+    assert "shard" not in names[start:]  # the shard work is over when timing starts
+    timing = [(n, i["suite"]) for n, i in events[start:] if n in ("timing", "timed")]
+    assert timing == [("timing", "s1"), ("timed", "s1"), ("timing", "s2"), ("timed", "s2")]
