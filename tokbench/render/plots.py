@@ -44,6 +44,8 @@ def _flags(trust: Trust, suite: str, metric: str, keys: Iterable[tuple[str, str]
 PAGE_WIDTH = 9.0
 DPI = 110
 FLAGGED_HATCH = "////"
+#: more bars than this (groups x tokenizers) and a bar chart becomes an annotated heatmap
+MAX_BARS = 48
 
 
 def _flag_note(fig: Any, symbols: Sequence[str], hatched: bool = False) -> None:
@@ -57,16 +59,21 @@ def _flag_note(fig: Any, symbols: Sequence[str], hatched: bool = False) -> None:
 def _grouped_bars(plt: Any, values: dict[tuple[str, str], float], tokenizers: Sequence[str],
                   groups: Sequence[str], title: str, ylabel: str, path: Path,
                   hline: float | None = None,
-                  flags: Mapping[tuple[str, str], Caveat] | None = None) -> Path | None:
+                  flags: Mapping[tuple[str, str], Caveat] | None = None,
+                  higher_better: bool = True) -> Path | None:
     """Small multiples at page width: one panel per group (a domain, a suite), each a
     horizontal bar per tokenizer with its value written at the bar's end, tokenizers in
     the same order and colour in every panel. However many groups and tokenizers, the
     figure grows downwards, never sideways. A value with a caveat (``flags``) is hatched
-    and carries its symbol. ``ylabel`` names the value axis."""
+    and carries its symbol. ``ylabel`` names the value axis. Beyond ``MAX_BARS`` bars it is
+    drawn as an annotated heatmap instead (``higher_better`` picks its green end)."""
     toks = [t for t in tokenizers if any((t, g) in values for g in groups)]
     groups = [g for g in groups if any((t, g) in values for t in toks)]
     if not toks or not groups:
         return None
+    if len(groups) * len(toks) > MAX_BARS:  # too many bars to read: a table of colours
+        return _heatmap(plt, values, toks, groups, title, ylabel, path, flags, ratio=False,
+                        higher_better=higher_better)
     flags = flags or {}
     ncols = 1 if len(groups) == 1 else 2 if len(groups) <= 8 else 3
     nrows = -(-len(groups) // ncols)
@@ -114,26 +121,32 @@ def _grouped_bars(plt: Any, values: dict[tuple[str, str], float], tokenizers: Se
 
 def _heatmap(plt: Any, values: dict[tuple[str, str], float], tokenizers: Sequence[str],
              rows: Sequence[str], title: str, label: str, path: Path,
-             flags: Mapping[tuple[str, str], Caveat] | None = None) -> Path | None:
-    """Languages down, tokenizers across, each cell's value written in it: legible at page
-    width however many languages there are (the figure grows downwards, not sideways).
-    With few rows the colour bar lies under the grid, so it is never squashed. A value with
-    a caveat carries its symbol."""
-    from matplotlib.colors import LogNorm
+             flags: Mapping[tuple[str, str], Caveat] | None = None, ratio: bool = True,
+             higher_better: bool = False) -> Path | None:
+    """Rows (languages, domains) down, tokenizers across, each cell's value written in it:
+    legible at page width however many rows there are (the figure grows downwards, not
+    sideways). With few rows the colour bar lies under the grid, so it is never squashed.
+    A value with a caveat carries its symbol. ``ratio``: values against 1 on a log scale
+    (premiums); else a linear scale, green the better end."""
+    from matplotlib.colors import LogNorm, Normalize
 
     toks = [t for t in tokenizers if any((t, r) in values for r in rows)]
     if not toks or not rows:
         return None
     flags = flags or {}
     grid = [[values.get((t, r), float("nan")) for t in toks] for r in rows]
-    finite = [v for line in grid for v in line if v == v and v > 0]
+    finite = [v for line in grid for v in line if v == v and (v > 0 or not ratio)]
     if not finite:
         return None
-    lo, hi = min(min(finite), 1.0), max(max(finite), 1.0 + 1e-9)
+    if ratio:
+        norm: Any = LogNorm(vmin=min(min(finite), 1.0), vmax=max(max(finite), 1.0 + 1e-9))
+    else:
+        norm = Normalize(vmin=min(finite), vmax=max(max(finite), min(finite) + 1e-9))
     few = len(rows) < 8
     width = min(PAGE_WIDTH, 2.8 + 0.95 * len(toks))
     fig, ax = plt.subplots(figsize=(width, (2.9 if few else 1.6) + 0.3 * len(rows)))
-    image = ax.imshow(grid, cmap="RdYlGn_r", norm=LogNorm(vmin=lo, vmax=hi), aspect="auto")
+    image = ax.imshow(grid, cmap="RdYlGn" if higher_better else "RdYlGn_r", norm=norm,
+                      aspect="auto")
     ax.set_xticks(range(len(toks)), toks, rotation=30, ha="left", fontsize=9)
     ax.set_yticks(range(len(rows)), rows, fontsize=9)
     ax.tick_params(top=True, bottom=False, labeltop=True, labelbottom=False)
@@ -144,7 +157,8 @@ def _heatmap(plt: Any, values: dict[tuple[str, str], float], tokenizers: Sequenc
             if c is not None:
                 symbols.append(c.symbols)
             if v == v:
-                ax.text(j, i, f"{v:.2f}" + (c.symbols if c is not None else ""),
+                ax.text(j, i, (f"{v:,.0f}" if abs(v) >= 100 else f"{v:.2f}")
+                        + (c.symbols if c is not None else ""),
                         ha="center", va="center", fontsize=8)
     from matplotlib.ticker import FuncFormatter
 
@@ -250,7 +264,7 @@ def render_plots(results: Results, out_dir: str | Path) -> list[Path]:
                 plt, jp, toks, groups, f"Fertility on Japanese ({suite}, MeCab words; lower: "
                 "fewer tokens)", "tokens / word",
                 out / f"fertility_japanese_{safe_filename(suite)}.png",
-                flags=_flags(trust, suite, "fertility", jp)))
+                flags=_flags(trust, suite, "fertility", jp), higher_better=False))
 
     tp = {(r.tokenizer, r.suite): float(r.value) for r in results.rows
           if r.metric == "throughput_mb_s" and r.subset == "all"
