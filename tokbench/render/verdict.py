@@ -55,7 +55,7 @@ def verdict_markdown(v: Verdict, md_text: Callable[[object], str]) -> list[str]:
         for line in lines:
             subject, winner, value, margin, caveat = map(md_text, cells(line))
             out.append(f"| {subject} | **{winner}** | {value} | {margin} | {caveat} |")
-    return ["## Verdict", *out] if out else []
+    return ["", "## Verdict", *out] if out else []
 
 
 def verdict_html(v: Verdict) -> str:
