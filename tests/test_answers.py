@@ -98,7 +98,7 @@ def test_best_marks_and_flags_reach_markdown_and_html() -> None:
 
 def test_the_verdict_numbers_by_hand() -> None:
     v = verdict(_results())
-    (line,) = v.of("cost")
+    line, eng, khm = v.of("cost")  # two languages: a line each after the suite's
     assert line.subject == "s"
     assert line.winner is not None and line.winner.tokenizer == "lossless"
     assert line.winner.value == pytest.approx(1000.0)
@@ -112,6 +112,15 @@ def test_the_verdict_numbers_by_hand() -> None:
     # token); on khm_Khmr lossy and unk are flagged and longer (1.5) beats lossless (1.25)
     assert line.by_language == [("longer", 1), ("lossy", 1)]
     assert "cheapest in 0 of 2 languages only (also longer in 1, lossy in 1)" in line.caveats
+    # English: lossy is lossless there; 1000/2.0 = 500 against unk's 1000/1.1 = 909.09
+    assert eng.subject == "s · eng_Latn" and eng.winner is not None
+    assert (eng.winner.tokenizer, eng.winner.value) == ("lossy", pytest.approx(500.0))
+    assert eng.margin_text() == "45.0% fewer tokens than unk" and eng.caveats == []
+    # Khmer: longer 666.67 beats lossless 800; unk (111.11) and lossy (500) lose text
+    assert khm.winner is not None and khm.winner.tokenizer == "longer"
+    assert khm.margin == pytest.approx(1 - (1000 / 1.5) / 800)
+    assert khm.caveat == ("unk needs 83.3% fewer tokens but loses text (96.5% of "
+                          "characters unknown)")
 
 
 def test_a_verdict_without_round_trip_says_so() -> None:

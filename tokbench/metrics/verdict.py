@@ -7,7 +7,7 @@ Computed once from a run's rows; the terminal, report.md and report.html only fo
   the suite's documents. The winner is the cheapest *lossless* one (no caveat from
   ``tokbench.metrics.trust``); the margin is how many fewer tokens it needs than the
   runner-up among the lossless. For a suite split by language the winner of each language
-  is counted too.
+  is counted too, and a suite of two to four languages gets a line per language.
 * **speed** (``tokbench bench``): per request size (chat, paragraph, document), the median
   encode latency per 1,000 characters of the requests; the fastest and its margin.
 
@@ -30,6 +30,8 @@ PER_CHARS = 1000
 TIE = 0.01
 #: a latency whose CPU share is below this was mostly waiting for the CPU
 BUSY_CPU_SHARE = 0.8
+#: a suite with at most this many languages gets a verdict line per language
+FEW_LANGUAGES = 4
 #: request sizes of ``tokbench bench``, in the order shown
 REQUEST_SIZES = ("chat", "paragraph", "document")
 #: the speed family's pseudo-suite
@@ -92,9 +94,29 @@ class Verdict:
 def verdict(results: Results) -> Verdict:
     """The verdict of a run (empty when it measured neither compression nor latency)."""
     trust = Trust.of(results)
-    lines = [_cost_line(results, trust, suite) for suite in results.meta.suites]
+    lines: list[Line | None] = []
+    for suite in results.meta.suites:
+        lines.append(_cost_line(results, trust, suite))
+        for lang in _few_languages(results, suite):  # a line each when they fit a screen
+            lines.append(_cost_line(results, trust, suite, lang))
     lines += _speed_lines(results)
     return Verdict([x for x in lines if x is not None])
+
+
+def _language_subsets(results: Results, suite: str) -> list[str]:
+    """The language subsets of a suite split by language (none for other suites)."""
+    info = results.meta.suites.get(suite)
+    if info is None or info.subset_by != "lang":
+        return []
+    return sorted({r.subset for r in results.rows if r.suite == suite
+                   and r.metric == "chars_per_token" and r.subset != ALL})
+
+
+def _few_languages(results: Results, suite: str) -> list[str]:
+    """The languages that get a verdict line of their own: all of them when there are two
+    to ``FEW_LANGUAGES`` (a larger suite is summarized by winners per language)."""
+    langs = _language_subsets(results, suite)
+    return langs if 2 <= len(langs) <= FEW_LANGUAGES else []
 
 
 def _per_1k(results: Results, suite: str, subset: str) -> dict[str, float]:
@@ -111,13 +133,14 @@ def _ranked(costs: dict[str, float], trust: Trust, suite: str, subset: str
     return [e for e in entries if e.caveat is None], [e for e in entries if e.caveat]
 
 
-def _cost_line(results: Results, trust: Trust, suite: str) -> Line | None:
-    costs = _per_1k(results, suite, ALL)
+def _cost_line(results: Results, trust: Trust, suite: str, subset: str = ALL
+               ) -> Line | None:
+    costs = _per_1k(results, suite, subset)
     if not costs:
         return None
-    clean, flagged = _ranked(costs, trust, suite, ALL)
+    clean, flagged = _ranked(costs, trust, suite, subset)
     winner = clean[0] if clean else None
-    line = Line("cost", suite, winner)
+    line = Line("cost", suite if subset == ALL else f"{suite} · {subset}", winner)
     if winner is not None and len(clean) > 1:
         line.runner_up = clean[1]
         line.margin = 1.0 - winner.value / clean[1].value
@@ -130,9 +153,10 @@ def _cost_line(results: Results, trust: Trust, suite: str) -> Line | None:
         line.caveats.append(f"{e.tokenizer} needs {100 * (1 - e.value / winner.value):.1f}% "
                             f"fewer tokens but loses text "
                             f"({e.caveat.reason if e.caveat else ''})")
-    if not any(trust.measured(t, suite) is not None for t in costs):
+    if not any(trust.measured(t, suite, subset) is not None for t in costs):
         line.caveats.append("losslessness not measured (add -m roundtrip,unknown)")
-    _languages(results, trust, suite, line)
+    if subset == ALL:
+        _languages(results, trust, suite, line)
     if line.margin is not None and line.margin < TIE and line.runner_up is not None:
         line.caveats.append(f"a near tie with {line.runner_up.tokenizer} "
                             f"(within {100 * TIE:.0f}%)")
@@ -141,11 +165,7 @@ def _cost_line(results: Results, trust: Trust, suite: str) -> Line | None:
 
 def _languages(results: Results, trust: Trust, suite: str, line: Line) -> None:
     """Winners per language of a suite split by language (two or more languages)."""
-    info = results.meta.suites.get(suite)
-    if info is None or info.subset_by != "lang":
-        return
-    subsets = sorted({r.subset for r in results.rows if r.suite == suite
-                      and r.metric == "chars_per_token" and r.subset != ALL})
+    subsets = _language_subsets(results, suite)
     if len(subsets) < 2:
         return
     wins: dict[str, int] = {}
