@@ -94,6 +94,12 @@ def test_best_marks_and_flags_reach_markdown_and_html() -> None:
     assert re.search(r'class="num flagged"[^>]*title="round-trip 50.00%: never marked best"',
                      page)
     assert 'class="num best" data-v="1.0"' in page
+    # the verdict comes first in both, with the same figures
+    assert md.index("## Verdict") < md.index("## Tokenizers")
+    assert "| s | **lossless** | 1,000.0 | 20.0% fewer tokens than longer | unk needs 75.0% " \
+        "fewer tokens but loses text (40.0% of characters unknown) |" in md
+    assert page.index('id="verdict"') < page.index('id="run"')
+    assert '<td><b>lossless</b></td><td class="num">1,000.0</td>' in page
 
 
 def test_the_verdict_numbers_by_hand() -> None:
