@@ -65,10 +65,7 @@ def _import_transformers() -> Any:
     display). Only the import is quietened: the variable is restored right after, and
     transformers' own logging settings are left as the user has them."""
     import os
-    import sys
 
-    if "transformers" in sys.modules:
-        return sys.modules["transformers"]
     before = os.environ.get(_NO_ADVICE)
     os.environ[_NO_ADVICE] = "1"
     try:
