@@ -71,8 +71,8 @@ def byte_progress(transient: bool = False) -> Progress:
 
     # the description is cut, never wrapped: the line fits an 80-column terminal
     described = TextColumn("{task.description}", table_column=Column(
-        max_width=32, no_wrap=True, overflow="ellipsis"))
-    return Progress(described, BarColumn(bar_width=20),
+        max_width=22, no_wrap=True, overflow="ellipsis"))
+    return Progress(described, BarColumn(bar_width=12),
                     _Either(MofNCompleteColumn(), DownloadColumn()),
                     _Either(TextColumn(""), TransferSpeedColumn()),
                     TimeElapsedColumn(), TimeRemainingColumn(),
