@@ -373,3 +373,33 @@ def test_the_throughput_timing_is_a_phase_of_its_own() -> None:
     assert "shard" not in names[start:]  # the shard work is over when timing starts
     timing = [(n, i["suite"]) for n, i in events[start:] if n in ("timing", "timed")]
     assert timing == [("timing", "s1"), ("timed", "s1"), ("timing", "s2"), ("timed", "s2")]
+
+
+def _png_size(path) -> tuple[int, int]:
+    import struct
+
+    data = path.read_bytes()[:24]
+    return struct.unpack(">II", data[16:24])
+
+
+def test_plots_stay_at_page_width_however_many_subsets(tmp_path) -> None:
+    from tokbench.render.plots import render_plots
+
+    toks = [f"tok{k}" for k in range(8)]
+    domains = [f"domain{k:02d}" for k in range(16)]
+    rows = [Row(t, "d", g, "bytes_per_token", 1.0 + k / 10 + j / 100)
+            for k, t in enumerate(toks) for j, g in enumerate(domains)]
+    rows += [Row(t, "d", g, "roundtrip", 1.0 if t != "tok7" else 0.5)
+             for t in toks for g in domains]
+    rows += [Row(t, "p", "jpn_Jpan", "premium", 1.5 + k / 10) for k, t in enumerate(toks)]
+    meta = RunMeta(suites={"d": SuiteInfo(name="d", subset_by="domain"),
+                           "p": SuiteInfo(name="p", subset_by="lang", parallel=True)},
+                   tokenizers={t: TokenizerInfo(name=t) for t in toks})
+    few = Results(rows=[r for r in rows if r.subset in domains[:4] or r.suite == "p"],
+                  meta=meta)
+    for res, out in ((Results(rows=rows, meta=meta), tmp_path / "many"), (few, tmp_path / "few")):
+        files = {p.name: p for p in render_plots(res, out)}
+        width, height = _png_size(files["bytes_per_token_d.png"])
+        assert width <= 990 and height <= 1400, (out.name, width, height)
+        width, height = _png_size(files["premium_p.png"])  # one language, eight tokenizers
+        assert width <= 990 and 300 <= height <= 600, (width, height)
