@@ -15,6 +15,7 @@ from tokbench.constants import ALL
 from tokbench.metrics import metric_info
 from tokbench.metrics.base import MetricInfo
 from tokbench.metrics.trust import Caveat, Trust
+from tokbench.metrics.trust import mark_best as mark_best  # where it used to live
 from tokbench.results import Results, Row, order_subsets
 
 
