@@ -71,6 +71,10 @@ def test_best_is_never_a_lossy_or_unknown_value() -> None:
     assert worst.best["all"] == {"longer"}
     assert worst.flags["all"]["unk"].reason == "96.5% of characters unknown on khm_Khmr"
     assert worst.flags["all"]["lossy"].reason == "round-trip 50.00% on khm_Khmr"
+    # equal values are nobody's win, also when some of them are flagged
+    trust = Trust([Row("b", "s", "eng_Latn", "roundtrip", 0.0)])
+    assert trust.best({"a": 1.0, "b": 1.0}, "s", "eng_Latn", "premium") == set()
+    assert trust.best({"a": 1.0, "b": 0.9}, "s", "eng_Latn", "premium") == {"a"}
     # round-trip and unk_chars themselves are never flagged
     assert not tables["roundtrip"].flags and not tables["unk_chars"].flags
 

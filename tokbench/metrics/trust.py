@@ -154,6 +154,10 @@ class Trust:
              ) -> set[str]:
         """The best of ``values`` (tokenizer -> value) by the metric's direction, among
         the values without a caveat."""
+        numbers = {v for v in values.values()
+                   if isinstance(v, (int, float)) and not isinstance(v, bool)}
+        if len(numbers) < 2:  # all equal (English against itself): nobody is better
+            return set()
         excluded = self.flags(suite, subset, metric, values)
         return mark_best({k: v for k, v in values.items() if k not in excluded},
                          metric_info(metric).direction, len(values))
