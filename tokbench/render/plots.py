@@ -160,15 +160,23 @@ def _heatmap(plt: Any, values: dict[tuple[str, str], float], tokenizers: Sequenc
                 ax.text(j, i, (f"{v:,.0f}" if abs(v) >= 100 else f"{v:.2f}")
                         + (c.symbols if c is not None else ""),
                         ha="center", va="center", fontsize=8)
-    from matplotlib.ticker import FuncFormatter
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
 
     bar = fig.colorbar(image, ax=ax, label=label, orientation="horizontal" if few else
                        "vertical", shrink=0.8 if few else 0.6, pad=0.08 if few else 0.05,
                        aspect=30 if few else 20)
     plain = FuncFormatter(lambda x, _: f"{x:g}")
     axis = bar.ax.xaxis if few else bar.ax.yaxis
+    if ratio:  # 1, 2, 5 times powers of ten: readable however many decades
+        import math
+
+        lo, hi = norm.vmin, norm.vmax
+        ticks = [m * 10.0 ** e for e in range(math.floor(math.log10(lo)),
+                                              math.ceil(math.log10(hi)) + 1)
+                 for m in (1, 2, 5) if lo <= m * 10.0 ** e <= hi]
+        axis.set_major_locator(FixedLocator(ticks))
+        axis.set_minor_formatter(NullFormatter())
     axis.set_major_formatter(plain)
-    axis.set_minor_formatter(plain)
     ax.set_title(title, fontsize=10)
     _flag_note(fig, symbols)
     fig.savefig(path, dpi=DPI, bbox_inches="tight", pad_inches=0.15)
