@@ -290,6 +290,11 @@ def test_the_sweep_says_its_pick_is_at_the_edge_and_reconciles_one_answer() -> N
     assert low["size"] == 700 and low["edge"] is None and low["extend"] == ["512"]
     assert "this corpus's f(V) could not be calibrated: too flat" in low["reasons"]
     assert any(r.startswith("it is smaller than the sweep's pick") for r in low["reasons"])
+    inside = reconcile(mid, sizes, {**scaling, "groups": {"all": {"approach2": 5000.5}}})
+    assert inside["size"] == 5001 and inside["extend"] == [] and inside["edge"] is None
+    assert ("it is larger than the sweep's pick: beyond 2k each language gains under 2% "
+            "bytes per token, but for this model the fewer tokens still save more compute "
+            "than the larger embedding costs") in inside["reasons"]
     # the smallest size already meeting the rule is an edge too
     small = reconcile({"size": 1024, "met": True, "within": 0.02,
                        "worst": {"1024": {"subset": "eng_Latn", "below_best_pct": 1.5}}},
