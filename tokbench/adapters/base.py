@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import unicodedata
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -239,6 +240,54 @@ def align_spans(text: bytes, pieces: Sequence[bytes]) -> list[tuple[int, int]]:
     if pending:
         _close_pending(spans, pending, pos, n, text)
     return spans
+
+
+def normalized_offsets(text: str, pieces: Sequence[bytes], form: str = "NFKC"
+                       ) -> list[tuple[int, int]] | None:
+    """Character offsets of ``pieces`` placed on ``text`` as a normalizer that applies
+    Unicode ``form`` (and maybe lower-casing) left it, mapped back to ``text``; None when
+    the pieces do not spell that form either.
+
+    The text is normalized one cluster at a time (a character and the marks after it,
+    so か + ゙ and ﾎ + ﾟ still become が and ポ), which gives every normalized character the
+    cluster it came from; a piece covers the clusters its characters came from.
+    """
+    clusters: list[tuple[int, int]] = []
+    for i, ch in enumerate(text):
+        # a mark, or what normalizes to one (half-width ﾞ ﾟ -> U+3099, U+309A)
+        if clusters and unicodedata.combining(unicodedata.normalize(form, ch)[:1] or ch):
+            clusters[-1] = (clusters[-1][0], i + 1)
+        else:
+            clusters.append((i, i + 1))
+    for fold in (False, True):
+        norm: list[str] = []
+        origin: list[tuple[int, int]] = []
+        for a, b in clusters:
+            piece = unicodedata.normalize(form, text[a:b])
+            if fold:
+                piece = piece.lower()
+            norm.append(piece)
+            origin += [(a, b)] * len(piece)
+        ntext = "".join(norm)
+        nbytes = ntext.encode("utf-8", "surrogatepass")
+        spans = align_spans(nbytes, pieces)
+        if not spans_reproduce(nbytes, pieces, spans):
+            continue
+        # byte offsets in the normalized text -> its characters -> the original clusters
+        starts: list[int] = []  # the character holding each byte
+        for k, c in enumerate(ntext):
+            starts += [k] * len(c.encode("utf-8", "surrogatepass"))
+        starts.append(len(ntext))
+        out = []
+        for s, e in spans:
+            if e <= s:
+                a = origin[starts[s]][0] if starts[s] < len(origin) else len(text)
+                out.append((a, a))
+                continue
+            first, last = starts[s], starts[e - 1]
+            out.append((origin[first][0], origin[last][1]))
+        return out
+    return None
 
 
 def spans_reproduce(text: bytes, pieces: Sequence[bytes], spans: Sequence[tuple[int, int]]) -> bool:

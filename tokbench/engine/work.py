@@ -183,8 +183,26 @@ def _layout(docs: list[Document], collectors: frozenset[str], conv: FertilityCon
                                for lang in dict.fromkeys(d.lang for d in docs)})
         spans = word_spans(conv, texts, segmented)
     layout = SuiteLayout.build(texts, spans, "digits" in collectors)
+    schemes = morph_schemes(collectors)
+    if schemes:
+        from tokbench.metrics.morph import MorphLayout
+
+        layout.morph = MorphLayout.build(texts, [d.lang for d in docs], schemes, layout.data,
+                                         layout.offsets, layout.char_base, layout.byte_base)
+        segmenters.update({f"{lang}/{scheme}": label for lang, by in layout.morph.labels.items()
+                           for scheme, label in by.items()})
     timings["words"] = time.perf_counter() - t0
     return layout, spans, segmenters
+
+
+MORPH_COLLECTORS = ("morph", "morph_sudachi")
+
+
+def morph_schemes(collectors: frozenset[str]) -> list[str]:
+    """The gold-boundary schemes the ``collectors`` measure."""
+    from tokbench.suites.morphemes import FAMILY_SCHEMES
+
+    return [s for c in MORPH_COLLECTORS if c in collectors for s in FAMILY_SCHEMES[c]]
 
 
 def _groups(docs: list[Document], subset_by: str) -> dict[str, np.ndarray]:
@@ -236,7 +254,7 @@ def _measure(task: ShardTask, docs: list[Document], texts: list[str], layout: Su
     # every token needs a span for words and digit runs; otherwise only the tokens of
     # documents with unknown tokens do (unk_chars): those few documents are encoded
     # again with offsets rather than asking offsets of every document
-    every_span = bool({"words", "digits"} & task.collectors)
+    every_span = bool({"words", "digits", *MORPH_COLLECTORS} & task.collectors)
     encoded, errors = encode_all(tok, texts, task.threads, offsets=every_span)
     if not every_span and "unk_spans" in task.collectors and tok.unk_id is not None:
         unk = [i for i, e in enumerate(encoded) if e is not None and tok.unk_id in e.ids]

@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from tokbench.metrics.base import Formula, MetricContext, MetricInfo, SumsView
+from tokbench.metrics.morph import stat_names
 from tokbench.metrics.stats import RUN_KINDS
 
 RENYI_ALPHA = 2.5
@@ -19,6 +20,8 @@ RENYI_ALPHA = 2.5
 _RUST = "Rust et al. 2021, How Good is Your Tokenizer?"
 _PETROV = "Petrov et al. 2023, Language Model Tokenizers Introduce Unfairness Between Languages"
 _ZOUHAR = "Zouhar et al. 2023, Tokenization and the Noiseless Channel"
+_UZAN = ("Uzan et al. 2024, Greed is All You Need: An Evaluation of Tokenizer Inference "
+         "Methods (boundary precision/recall/F1 against gold segmentations)")
 
 
 def ratio(num: float, den: float) -> float | None:
@@ -85,6 +88,55 @@ def _run_share(kind: str) -> object:
         total = sum(s[k] for k in RUN_KINDS)
         return s[kind] / total if s["digits"] and total else None
     return share
+
+
+def _analyzed(s: SumsView, scheme: str) -> bool:
+    """Morph metrics are defined when every encoded document of the subset was analyzed."""
+    return s[f"{scheme}_docs"] == s["ok"] and s["ok"] > 0
+
+
+def _morph_formula(scheme: str, what: str) -> Formula:
+    def value(s: SumsView, c: MetricContext) -> float | None:
+        if not _analyzed(s, scheme):
+            return None
+        p = ratio(s[f"{scheme}_cuts_hit"], s[f"{scheme}_cuts"])
+        r = ratio(s[f"{scheme}_gold_hit"], s[f"{scheme}_gold"])
+        if what == "precision":
+            return p
+        if what == "recall":
+            return r
+        if what == "crossing":
+            return ratio(s[f"{scheme}_crossing"], s[f"{scheme}_tokens"])
+        if p is None or r is None:
+            return None
+        return 2 * p * r / (p + r) if p + r else 0.0
+    return value
+
+
+def _morph_metrics(scheme: str, family: str, gold: str) -> list[MetricInfo]:
+    """Boundary precision, recall, F1 and crossing tokens against ``gold`` boundaries."""
+    needs = stat_names(scheme)
+    cut = "token boundaries inside words"
+    return [
+        MetricInfo(f"{scheme}_precision", "higher",
+                   f"share of {cut} that are morpheme boundaries of {gold}",
+                   f"Σ {cut} at a morpheme boundary / Σ {cut}", _UZAN, family=family,
+                   needs=needs, compute=_morph_formula(scheme, "precision")),
+        MetricInfo(f"{scheme}_recall", "higher",
+                   f"share of morpheme boundaries inside words ({gold}) that are token "
+                   "boundaries", "Σ morpheme boundaries at a token boundary / Σ morpheme "
+                   "boundaries inside words", _UZAN, family=family, needs=needs,
+                   compute=_morph_formula(scheme, "recall")),
+        MetricInfo(f"{scheme}_f1", "higher",
+                   f"boundary F1 against {gold}: harmonic mean of the summed precision and "
+                   "recall", "2 P R / (P + R)", _UZAN, family=family, needs=needs,
+                   compute=_morph_formula(scheme, "f1")),
+        MetricInfo(f"{scheme}_crossing", "lower",
+                   f"share of tokens covering part of a word that cross a morpheme boundary "
+                   f"of {gold} (the boundary strictly inside the token)",
+                   "Σ tokens containing a morpheme boundary / Σ tokens on words",
+                   family=family, needs=needs, compute=_morph_formula(scheme, "crossing")),
+    ]
 
 
 def _m(name: str, family: str, direction: str, description: str, formula: str = "",
@@ -177,6 +229,11 @@ BUILTIN_METRICS: list[MetricInfo] = [
        "runs / runs", needs=("runs_whole",), compute=_run_share("runs_whole")),
     _m("digits_other", "numbers", "none", "share of digit runs cut any other way",
        "runs / runs", needs=("runs_other",), compute=_run_share("runs_other")),
+    *_morph_metrics("morph", "morph", "MeCab UniDic-lite short units (Japanese) or Kiwi "
+                    "morphemes (Korean)"),
+    *_morph_metrics("sudachi_a", "morph_sudachi", "Sudachi split mode A"),
+    *_morph_metrics("sudachi_b", "morph_sudachi", "Sudachi split mode B"),
+    *_morph_metrics("sudachi_c", "morph_sudachi", "Sudachi split mode C"),
     _m("vocab_size", "tokenizer", "none", "declared vocabulary size", decimals=0),
     _m("special_tokens", "tokenizer", "none", "special (control) tokens", decimals=0),
     _m("utf8_fragment_tokens", "tokenizer", "none",
