@@ -20,6 +20,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from tokbench.constants import ALL, PIVOT, VOCAB_SUITE
 from tokbench.engine.state import RunState, SuiteProgress, unit_key
 from tokbench.engine.work import InlineDocs, ShardResult, ShardTask
@@ -70,6 +72,7 @@ class Settings:
     throughput_subsets: bool = True  # also time each subset, not only "all"
     threads: int = 1
     fertility: str = "context/words"  # see tokbench.metrics.conventions
+    morph_gold: str = ""  # a gold segmentation file (tokbench.suites.morph_gold), scored too
 
     def __post_init__(self) -> None:
         from tokbench.metrics.conventions import FertilityConvention
@@ -232,6 +235,8 @@ class _Run:
         if vocab:
             for name in self.toks:
                 self._vocab_unit(name, resume)
+        if self.settings.morph_gold:
+            self._gold_unit()
         try:
             pending = [p for p in plans if p.tokenizers and not p.finished]
             for p in plans:
@@ -469,6 +474,32 @@ class _Run:
         self.results.rows.extend(rows)
         self.finished_units.append([name, VOCAB_SUITE])
         self.notify("advance", {"steps": 1})
+        self._checkpoint()
+
+    def _gold_unit(self) -> None:
+        """MorphScore and boundary P/R/F1 of every tokenizer on the --morph-gold file."""
+        from tokbench.metrics.morph import score_gold
+        from tokbench.suites.morph_gold import GOLD_SUITE, read_gold
+
+        gold = read_gold(self.settings.morph_gold)
+        langs = sorted({w.lang for w in gold.words if w.lang})
+        self.results.meta.suites[GOLD_SUITE] = SuiteInfo(
+            name=GOLD_SUITE, sha256=gold.sha256, source=gold.path,
+            documents=len(gold.words), languages=langs)
+        groups = {ALL: np.arange(len(gold.words))}
+        for lang in langs:
+            groups[lang] = np.asarray([i for i, w in enumerate(gold.words) if w.lang == lang])
+        metrics = metrics_of(["morph_gold"])
+        for name, tok in self.toks.items():
+            per_word = score_gold(tok, [w.word for w in gold.words],
+                                  [w.boundaries for w in gold.words])
+            ctx = MetricContext(tok.vocab_size, tok.unk_id is not None)
+            for subset, idx in groups.items():
+                sums = {k: int(v[idx].sum()) for k, v in per_word.items()}
+                sums["ok"] = sums["docs"] = int(idx.size)
+                self.results.rows.extend(_metric_rows(name, GOLD_SUITE, subset,
+                                                      SubsetStats(sums), metrics, ctx))
+            self.notify("unit", {"tokenizer": name, "suite": GOLD_SUITE})
         self._checkpoint()
 
     def _throughput(self, plan: _Plan) -> None:

@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from tokbench.metrics.base import Formula, MetricContext, MetricInfo, SumsView
-from tokbench.metrics.morph import stat_names
+from tokbench.metrics.morph import GOLD_STATS, stat_names
 from tokbench.metrics.stats import RUN_KINDS
 
 RENYI_ALPHA = 2.5
@@ -20,6 +20,8 @@ RENYI_ALPHA = 2.5
 _RUST = "Rust et al. 2021, How Good is Your Tokenizer?"
 _PETROV = "Petrov et al. 2023, Language Model Tokenizers Introduce Unfairness Between Languages"
 _ZOUHAR = "Zouhar et al. 2023, Tokenization and the Noiseless Channel"
+_ARNETT = ("Arnett & Bergen 2024, Why do language models perform worse for morphologically "
+           "complex languages? (MorphScore)")
 _UZAN = ("Uzan et al. 2024, Greed is All You Need: An Evaluation of Tokenizer Inference "
          "Methods (boundary precision/recall/F1 against gold segmentations)")
 
@@ -99,17 +101,14 @@ def _morph_formula(scheme: str, what: str) -> Formula:
     def value(s: SumsView, c: MetricContext) -> float | None:
         if not _analyzed(s, scheme):
             return None
-        p = ratio(s[f"{scheme}_cuts_hit"], s[f"{scheme}_cuts"])
-        r = ratio(s[f"{scheme}_gold_hit"], s[f"{scheme}_gold"])
+        hits = s[f"{scheme}_hits"]
         if what == "precision":
-            return p
+            return ratio(hits, s[f"{scheme}_cuts"])
         if what == "recall":
-            return r
+            return ratio(hits, s[f"{scheme}_gold"])
         if what == "crossing":
             return ratio(s[f"{scheme}_crossing"], s[f"{scheme}_tokens"])
-        if p is None or r is None:
-            return None
-        return 2 * p * r / (p + r) if p + r else 0.0
+        return ratio(2 * hits, s[f"{scheme}_cuts"] + s[f"{scheme}_gold"])
     return value
 
 
@@ -129,7 +128,9 @@ def _morph_metrics(scheme: str, family: str, gold: str) -> list[MetricInfo]:
                    compute=_morph_formula(scheme, "recall")),
         MetricInfo(f"{scheme}_f1", "higher",
                    f"boundary F1 against {gold}: harmonic mean of the summed precision and "
-                   "recall", "2 P R / (P + R)", _UZAN, family=family, needs=needs,
+                   "recall (0 when no token boundary is a morpheme boundary)",
+                   "2 P R / (P + R) = 2 Σ hits / (Σ token boundaries + Σ morpheme boundaries)",
+                   _UZAN, family=family, needs=needs,
                    compute=_morph_formula(scheme, "f1")),
         MetricInfo(f"{scheme}_crossing", "lower",
                    f"share of tokens covering part of a word that cross a morpheme boundary "
@@ -234,6 +235,27 @@ BUILTIN_METRICS: list[MetricInfo] = [
     *_morph_metrics("sudachi_a", "morph_sudachi", "Sudachi split mode A"),
     *_morph_metrics("sudachi_b", "morph_sudachi", "Sudachi split mode B"),
     *_morph_metrics("sudachi_c", "morph_sudachi", "Sudachi split mode C"),
+    _m("morphscore", "morph_gold", "higher",
+       "MorphScore on the --morph-gold file: share of gold morpheme boundaries with a token "
+       "boundary on them, each word encoded alone without a leading space; words left in "
+       "one token excluded", "Σ gold boundaries at a token boundary / Σ gold boundaries, "
+       "words of ≥2 tokens", citation=_ARNETT, needs=GOLD_STATS,
+       compute=_ratio("ms_hits", "ms_gold")),
+    _m("morph_gold_precision", "morph_gold", "higher",
+       "share of the token boundaries inside the --morph-gold words that are gold morpheme "
+       "boundaries (every word, each encoded alone)", "Σ hits / Σ token boundaries",
+       citation=_UZAN, needs=GOLD_STATS, compute=_ratio("item_hits", "item_cuts")),
+    _m("morph_gold_recall", "morph_gold", "higher",
+       "share of the gold morpheme boundaries of the --morph-gold words that are token "
+       "boundaries (every word, one-token words included)", "Σ hits / Σ gold boundaries",
+       citation=_UZAN, needs=GOLD_STATS, compute=_ratio("item_hits", "item_gold")),
+    _m("morph_gold_f1", "morph_gold", "higher", "boundary F1 on the --morph-gold words",
+       "2 Σ hits / (Σ token boundaries + Σ gold boundaries)", citation=_UZAN,
+       needs=GOLD_STATS,
+       compute=lambda s, c: ratio(2 * s["item_hits"], s["item_cuts"] + s["item_gold"])),
+    _m("morph_gold_single", "morph_gold", "none",
+       "share of the --morph-gold words kept in one token (left out of MorphScore)",
+       "words of 1 token / words", needs=GOLD_STATS, compute=_ratio("ms_single", "item_docs")),
     _m("vocab_size", "tokenizer", "none", "declared vocabulary size", decimals=0),
     _m("special_tokens", "tokenizer", "none", "special (control) tokens", decimals=0),
     _m("utf8_fragment_tokens", "tokenizer", "none",

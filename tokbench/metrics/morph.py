@@ -15,8 +15,10 @@ For one scheme of gold boundaries (``tokbench.suites.morphemes``) and one tokeni
   counted; a token that covers no text (SentencePiece's dummy prefix ``▁`` alone, placed
   on no byte of the text) makes no boundary.
 - *gold boundaries*: the analyzer's morpheme starts and ends strictly inside a word.
-- ``cuts``/``cuts_hit``: token boundaries, and those that are gold boundaries (precision);
-  ``gold``/``gold_hit``: gold boundaries, and those that are token boundaries (recall);
+- ``cuts``: token boundaries; ``gold``: gold boundaries; ``hits``: positions that are both.
+  Precision is hits / cuts, recall hits / gold, F1 2 hits / (cuts + gold), which equals
+  2PR / (P + R) of the summed P and R and is 0, not undefined, when a tokenizer makes no
+  cut inside words;
   ``tokens``/``crossing``: tokens covering part of a word, and those with a gold boundary
   strictly inside them (a token crosses a morpheme boundary); ``docs``: documents analyzed.
 
@@ -28,10 +30,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-STATS = ("docs", "cuts", "cuts_hit", "gold", "gold_hit", "tokens", "crossing")
+if TYPE_CHECKING:
+    from tokbench.adapters.base import Tokenizer
+
+STATS = ("docs", "cuts", "gold", "hits", "tokens", "crossing")
 """What every scheme sums (statistic names are ``{scheme}_{stat}``)."""
 
 
@@ -58,13 +64,34 @@ class MorphLayout:
         """Analyze every document once per scheme (``offsets``: char -> byte of the joined
         text ``data``; ``char_base``/``byte_base``: where each document starts)."""
         from tokbench.suites.morphemes import analyzer_for
+
+        bounds: dict[str, list[list[int] | None]] = {}
+        labels: dict[str, dict[str, str]] = {}
+        for scheme in schemes:
+            bounds[scheme] = []
+            for text, lang in zip(texts, langs, strict=True):
+                analyzer = analyzer_for(scheme, lang)
+                if analyzer is not None:
+                    labels.setdefault(lang, {})[scheme] = analyzer.label
+                bounds[scheme].append(None if analyzer is None else analyzer.boundaries(text))
+        return cls.from_boundaries(texts, bounds, labels, data, offsets, char_base, byte_base)
+
+    @classmethod
+    def from_boundaries(cls, texts: Sequence[str], bounds: dict[str, list[list[int] | None]],
+                        labels: dict[str, dict[str, str]], data: bytes, offsets: np.ndarray,
+                        char_base: np.ndarray, byte_base: np.ndarray, whole: bool = False
+                        ) -> MorphLayout:
+        """The layout from gold boundaries given as character offsets per document (None:
+        the document has no analyzer); ``build`` gets them from the analyzers. ``whole``:
+        each text is one word (gold files), else words follow ``RULE_PATTERN``."""
         from tokbench.suites.words import RULE_PATTERN, _regex
 
         pattern = _regex(RULE_PATTERN)
         word_chars: list[tuple[int, int]] = []
         doc_words: list[list[tuple[int, int]]] = []
         for d, text in enumerate(texts):
-            spans = [m.span() for m in pattern.finditer(text)]
+            spans = ([(0, len(text))] if whole else
+                     [m.span() for m in pattern.finditer(text)])
             doc_words.append(spans)
             word_chars += [(a + int(char_base[d]), b + int(char_base[d])) for a, b in spans]
         words = offsets[np.asarray(word_chars, dtype=np.int64).reshape(-1, 2)]
@@ -73,20 +100,13 @@ class MorphLayout:
         char_start[:-1] = (raw & 0xC0) != 0x80
         gold: dict[str, np.ndarray] = {}
         analyzed: dict[str, np.ndarray] = {}
-        labels: dict[str, dict[str, str]] = {}
-        for scheme in schemes:
+        for scheme, per_doc in bounds.items():
             marks: list[int] = []
-            done = np.zeros(len(texts), dtype=bool)
-            for d, (text, lang) in enumerate(zip(texts, langs, strict=True)):
-                analyzer = analyzer_for(scheme, lang)
-                if analyzer is None:
-                    continue
-                labels.setdefault(lang, {})[scheme] = analyzer.label
-                done[d] = True
-                marks += [b + int(char_base[d])
-                          for b in inside(analyzer.boundaries(text), doc_words[d])]
+            for d, b in enumerate(per_doc):
+                if b is not None:
+                    marks += [x + int(char_base[d]) for x in inside(b, doc_words[d])]
             gold[scheme] = offsets[np.asarray(marks, dtype=np.int64)]
-            analyzed[scheme] = done
+            analyzed[scheme] = np.array([b is not None for b in per_doc], dtype=bool)
         return cls(words, char_start, np.asarray(byte_base, dtype=np.int64), gold, analyzed,
                    labels)
 
@@ -113,15 +133,13 @@ class MorphLayout:
             in_cut = done[cut_doc]
             hit = _member(cuts, gold)
             gold_doc = np.searchsorted(self.byte_base, gold, side="right") - 1
-            gold_hit = _member(gold, cuts)
             crosses = (np.searchsorted(gold, e, side="left")
                        - np.searchsorted(gold, s, side="right")) > 0
             tok_ok = on_word & done[doc]
             out[f"{scheme}_docs"] = done.astype(np.int64)
             out[f"{scheme}_cuts"] = per_doc(cut_doc, in_cut)
-            out[f"{scheme}_cuts_hit"] = per_doc(cut_doc, in_cut & hit)
             out[f"{scheme}_gold"] = per_doc(gold_doc, np.ones(gold.size))
-            out[f"{scheme}_gold_hit"] = per_doc(gold_doc, gold_hit)
+            out[f"{scheme}_hits"] = per_doc(cut_doc, in_cut & hit)
             out[f"{scheme}_tokens"] = per_doc(doc, tok_ok)
             out[f"{scheme}_crossing"] = per_doc(doc, tok_ok & crosses)
         return out
@@ -151,3 +169,42 @@ def _member(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
         return np.zeros(values.size, dtype=bool)
     k = np.minimum(np.searchsorted(sorted_set, values), sorted_set.size - 1)
     return np.asarray(sorted_set[k] == values)
+
+
+#: what a gold file sums per word: boundary P/R/F1 over every word (``item_*``, as for a
+#: scheme) and MorphScore over the words cut into two or more tokens (``ms_*``)
+GOLD_STATS = (*stat_names("item"), "ms_gold", "ms_hits", "ms_single")
+
+
+def score_gold(tok: Tokenizer, words: Sequence[str], bounds: Sequence[Sequence[int]]
+               ) -> dict[str, np.ndarray]:
+    """Per-word statistics (``GOLD_STATS``) of ``tok`` on gold segmentations.
+
+    Each word is encoded alone, without a leading space, without special tokens, as
+    MorphScore does (Arnett & Bergen 2024). A gold boundary scores 1 when a token
+    boundary falls on it (other token boundaries do not matter), 0 when not; words left
+    in one token (``ms_single``) are excluded from MorphScore. A token that covers no
+    character of the word (a dummy prefix ``▁`` alone) is not counted as a token, where
+    MorphScore, comparing decoded pieces, would count it; a cut inside a character is
+    no boundary, as in MorphScore (a decoded piece of a character never equals a part).
+    """
+    from tokbench.metrics.compute import SuiteLayout, TokenTable, token_spans
+
+    texts = list(words)
+    layout = SuiteLayout.build(texts)
+    enc = tok.encode_batch_offsets(texts)
+    ntok = np.fromiter((len(e.ids) for e in enc), dtype=np.int64, count=len(enc))
+    ids = np.fromiter((i for e in enc for i in e.ids), dtype=np.int64, count=int(ntok.sum()))
+    table = TokenTable(tok)
+    table.ensure(ids)
+    starts, ends = token_spans(table, layout, ids, ntok, [e.offsets for e in enc],
+                               tok.offsets_unit)
+    gold = MorphLayout.from_boundaries(
+        texts, {"item": [list(b) for b in bounds]}, {}, layout.data, layout.offsets,
+        layout.char_base, layout.byte_base, whole=True)
+    out = gold.count(starts, ends, np.repeat(np.arange(len(texts)), ntok), len(texts))
+    several = out["item_tokens"] >= 2
+    out["ms_gold"] = np.where(several, out["item_gold"], 0)
+    out["ms_hits"] = np.where(several, out["item_hits"], 0)
+    out["ms_single"] = (~several).astype(np.int64)
+    return out
