@@ -107,7 +107,7 @@ def _morph_formula(scheme: str, what: str) -> Formula:
         if what == "recall":
             return ratio(hits, s[f"{scheme}_gold"])
         if what == "crossing":
-            return ratio(s[f"{scheme}_crossing"], s[f"{scheme}_tokens"])
+            return ratio(s[f"{scheme}_crossers"], s[f"{scheme}_tokens"])
         return ratio(2 * hits, s[f"{scheme}_cuts"] + s[f"{scheme}_gold"])
     return value
 

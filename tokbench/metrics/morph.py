@@ -19,7 +19,7 @@ For one scheme of gold boundaries (``tokbench.suites.morphemes``) and one tokeni
   Precision is hits / cuts, recall hits / gold, F1 2 hits / (cuts + gold), which equals
   2PR / (P + R) of the summed P and R and is 0, not undefined, when a tokenizer makes no
   cut inside words;
-  ``tokens``/``crossing``: tokens covering part of a word, and those with a gold boundary
+  ``tokens``/``crossers``: tokens covering part of a word, and those with a gold boundary
   strictly inside them (a token crosses a morpheme boundary); ``docs``: documents analyzed.
 
 All are sums over documents, so shards merge by addition; the metrics are ratios of sums
@@ -37,7 +37,7 @@ import numpy as np
 if TYPE_CHECKING:
     from tokbench.adapters.base import Tokenizer
 
-STATS = ("docs", "cuts", "gold", "hits", "tokens", "crossing")
+STATS = ("docs", "cuts", "gold", "hits", "tokens", "crossers")
 """What every scheme sums (statistic names are ``{scheme}_{stat}``)."""
 
 
@@ -141,7 +141,7 @@ class MorphLayout:
             out[f"{scheme}_gold"] = per_doc(gold_doc, np.ones(gold.size))
             out[f"{scheme}_hits"] = per_doc(cut_doc, in_cut & hit)
             out[f"{scheme}_tokens"] = per_doc(doc, tok_ok)
-            out[f"{scheme}_crossing"] = per_doc(doc, tok_ok & crosses)
+            out[f"{scheme}_crossers"] = per_doc(doc, tok_ok & crosses)
         return out
 
 

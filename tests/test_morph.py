@@ -1,0 +1,224 @@
+"""Morpheme-boundary alignment: hand-computed precision, recall, F1 and crossing tokens
+(byte-level cuts inside a character, SentencePiece's dummy prefix), gold files scored as
+MorphScore does, and the analyzers' real boundaries."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+
+from tokbench.adapters.base import SourceInfo, Tokenizer
+from tokbench.errors import InputError
+from tokbench.metrics.base import MetricContext
+from tokbench.metrics.compute import SuiteLayout, TokenTable, evaluate, measure_documents
+from tokbench.metrics.definitions import BUILTIN_METRICS
+from tokbench.metrics.morph import MorphLayout, score_gold
+from tokbench.metrics.stats import SubsetStats
+from tokbench.suites.morph_gold import read_gold
+
+
+class ByteToy(Tokenizer):
+    """Greedy longest match over byte pieces (a byte-level BPE's cuts, chosen by hand);
+    ``prefix`` adds a dummy-prefix space to the first piece of every text."""
+
+    backend = "toy"
+
+    def __init__(self, pieces: Sequence[bytes], prefix: bool = False) -> None:
+        super().__init__("bytetoy", SourceInfo("builtin", "tests/test_morph.py"))
+        self.pieces = list(pieces) + [b" "]
+        self.index = {p: i for i, p in enumerate(self.pieces)}
+        self.prefix = prefix
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.pieces)
+
+    @property
+    def backend_version(self) -> str:
+        return "1"
+
+    def encode(self, text: str) -> list[int]:
+        data = text.encode("utf-8")
+        ids, i = [], 0
+        if self.prefix:
+            ids.append(self.index[b" "])
+        while i < len(data):
+            n = next(n for n in range(len(data) - i, 0, -1) if data[i:i + n] in self.index)
+            ids.append(self.index[data[i:i + n]])
+            i += n
+        return ids
+
+    def decode(self, ids: Sequence[int]) -> str:
+        return b"".join(self.pieces[i] for i in ids).decode("utf-8", "replace")
+
+    def token_bytes(self, token_id: int) -> bytes:
+        return self.pieces[token_id]
+
+
+MORPH = [m for m in BUILTIN_METRICS if m.family == "morph"]
+
+
+def _values(tok: Tokenizer, texts: list[str], gold: list[list[int] | None]) -> dict[str, float]:
+    layout = SuiteLayout.build(texts)
+    layout.morph = MorphLayout.from_boundaries(texts, {"morph": gold}, {}, layout.data,
+                                               layout.offsets, layout.char_base,
+                                               layout.byte_base)
+    encs = [tok.encode(t) for t in texts]
+    c = measure_documents(TokenTable(tok), texts, encs, None, None, layout=layout)
+    sums = {k: int(v.sum()) for k, v in c.morph.items()}
+    sums["ok"] = len(texts)
+    return {**sums, **evaluate(SubsetStats(sums), MORPH, MetricContext(tok.vocab_size, False))}
+
+
+def test_byte_level_cut_inside_a_character() -> None:
+    # 言語を使う: gold 言語|を|使う (characters 2 and 3 = bytes 6 and 9). Tokens: 言 | 語's
+    # first two bytes | 語's last byte + を | 使う. The cut at byte 5 is inside 語: no
+    # boundary. Token boundaries {3, 9}: 9 is a morpheme boundary (P 1/2); gold {6, 9}: 9
+    # is cut (R 1/2); F1 2·1/(2+2) = 1/2; the third token holds byte 6: 1 of 4 crosses.
+    text = "言語を使う"
+    data = text.encode()
+    tok = ByteToy([data[0:3], data[3:5], data[5:9], data[9:15]])
+    v = _values(tok, [text], [[0, 2, 3, 5]])
+    assert (v["morph_cuts"], v["morph_gold"], v["morph_hits"]) == (2, 2, 1)
+    assert (v["morph_tokens"], v["morph_crossers"]) == (4, 1)
+    assert v["morph_precision"] == 0.5 and v["morph_recall"] == 0.5 and v["morph_f1"] == 0.5
+    assert v["morph_crossing"] == 0.25
+
+
+def test_dummy_prefix_alone_is_no_token_and_no_boundary() -> None:
+    # "▁" alone, then 自然|言語 as one token, then 処理: the prefix covers no text; the
+    # only cut inside the word is at 自然言語|処理 (char 4), a gold boundary; gold 2 and 4
+    text = "自然言語処理"
+    tok = ByteToy(["自然言語".encode(), "処理".encode()], prefix=True)
+    v = _values(tok, [text], [[0, 2, 4, 6]])
+    assert (v["morph_cuts"], v["morph_gold"], v["morph_hits"]) == (1, 2, 1)
+    assert (v["morph_tokens"], v["morph_crossers"]) == (2, 1)
+    assert v["morph_precision"] == 1.0 and v["morph_recall"] == 0.5
+    assert v["morph_f1"] == pytest.approx(2 / 3)
+
+
+def test_sums_over_documents_and_words_only() -> None:
+    # two documents; spaces and punctuation are no words, so their cuts do not count.
+    # "cats walked." gold cat|s walk|ed; tokens c|ats| |walk|ed|. -> cuts inside words:
+    # c|ats (1), walk|ed (8): 1 hit of 2; "言語" (no analyzer): not counted at all
+    texts = ["cats walked.", "言語"]
+    tok = ByteToy([b"c", b"ats", b" ", b"walk", b"ed", b".", "言語".encode()])
+    v = _values(tok, texts, [[3, 9], None])
+    assert (v["morph_docs"], v["morph_cuts"], v["morph_gold"], v["morph_hits"]) == (1, 2, 2, 1)
+    # every encoded document must be analyzed for a value (as fertility needs a segmenter)
+    assert v["morph_precision"] is None and v["morph_recall"] is None
+    one = _values(tok, texts[:1], [[3, 9]])
+    assert one["morph_precision"] == 0.5 and one["morph_recall"] == 0.5
+    assert (one["morph_tokens"], one["morph_crossers"]) == (4, 1)  # "cats" crosses cat|s
+
+
+def test_no_cut_inside_words_gives_f1_zero() -> None:
+    tok = ByteToy(["言語".encode()])
+    v = _values(tok, ["言語"], [[1]])
+    assert v["morph_cuts"] == 0 and v["morph_f1"] == 0.0 and v["morph_recall"] == 0.0
+    assert v["morph_precision"] is None  # nothing to divide by
+
+
+def test_gold_file_morphscore(tmp_path) -> None:
+    # un|believ|able with tokens un|bel|iev|able: both gold boundaries cut (2/2);
+    # walk|ed as one token: excluded from MorphScore, a miss for recall;
+    # cat|s with c|ats: 0/1. MorphScore 2/3, precision 2/(3+1), recall 2/4
+    f = tmp_path / "en.csv"
+    f.write_text("word,segmentation\nunbelievable,un+believ+able\nwalked,walk + ed\n"
+                 "cats,cat+s\n", encoding="utf-8")
+    gold = read_gold(f)
+    assert [w.boundaries for w in gold.words] == [(2, 8), (4,), (3,)]
+    tok = ByteToy([b"un", b"bel", b"iev", b"able", b"walked", b"c", b"ats"])
+    out = score_gold(tok, [w.word for w in gold.words], [w.boundaries for w in gold.words])
+    assert out["ms_hits"].tolist() == [2, 0, 0] and out["ms_gold"].tolist() == [2, 0, 1]
+    assert out["ms_single"].tolist() == [0, 1, 0]
+    sums = {k: int(v.sum()) for k, v in out.items()} | {"ok": 3}
+    metrics = [m for m in BUILTIN_METRICS if m.family == "morph_gold"]
+    v = evaluate(SubsetStats(sums), metrics, MetricContext(10, False))
+    assert v["morphscore"] == pytest.approx(2 / 3)
+    assert v["morph_gold_precision"] == 0.5 and v["morph_gold_recall"] == 0.5
+    assert v["morph_gold_single"] == pytest.approx(1 / 3)
+
+
+def test_gold_file_morphscore_format_and_dummy_prefix(tmp_path) -> None:
+    # MorphScore's own columns (with its unnamed index column); a prefix token alone
+    # covers nothing, so 書きます after ▁ as one token is a one-token word
+    f = tmp_path / "japanese_morph_data.csv"
+    f.write_text(",full_word,pt1,rest\n0,書きます,書,きます\n1,読んだ,読,んだ\n",
+                 encoding="utf-8")
+    gold = read_gold(f)
+    tok = ByteToy(["書きます".encode(), "読".encode(), "んだ".encode()], prefix=True)
+    out = score_gold(tok, [w.word for w in gold.words], [w.boundaries for w in gold.words])
+    assert out["ms_single"].tolist() == [1, 0] and out["ms_hits"].tolist() == [0, 1]
+
+
+def test_gold_file_jsonl(tmp_path) -> None:
+    f = tmp_path / "g.jsonl"
+    f.write_text('{"word": "evler", "segmentation": ["ev", "ler"], "lang": "tur"}\n'
+                 '{"word": "kitaplar", "segmentation": "kitap+lar", "lang": "tur"}\n',
+                 encoding="utf-8")
+    gold = read_gold(f)
+    assert [(w.word, w.boundaries, w.lang) for w in gold.words] == [
+        ("evler", (2,), "tur"), ("kitaplar", (5,), "tur")]
+
+
+@pytest.mark.parametrize(("name", "content", "message"), [
+    ("a.csv", "word,segmentation\ncats,cat+s\nwalked,walk+d\n",
+     "a.csv:3: segmentation 'walk+d' does not spell the word 'walked'"),
+    ("b.csv", ",full_word,pt1,rest\n0,書きます,書,きま\n", "b.csv:2: segmentation"),
+    ("c.jsonl", '{"word": "cats", "segmentation": "cat++s"}\n', "c.jsonl:1: empty morpheme"),
+    ("d.jsonl", '{"word": "cats"\n', "d.jsonl:1: not JSON"),
+    ("e.txt", "cats cat+s\n", "unknown gold file type .txt"),
+])
+def test_bad_gold_lines_name_the_line(tmp_path, name: str, content: str, message: str) -> None:
+    f = tmp_path / name
+    f.write_text(content, encoding="utf-8")
+    with pytest.raises(InputError, match="^" + str(tmp_path).replace("\\", "\\\\")) as e:
+        read_gold(f)
+    assert message in str(e.value) and "\n" not in str(e.value)
+
+
+def test_analyzers_real_boundaries() -> None:
+    from tokbench.suites.morphemes import analyzer_for
+
+    pytest.importorskip("fugashi")
+    text = "自然言語処理にディープラーニングを使う"
+    mecab = analyzer_for("morph", "jpn_Jpan")
+    assert mecab is not None
+    assert [text[a:b] for a, b in mecab.morphemes(text)] == [
+        "自然", "言語", "処理", "に", "ディープ", "ラーニング", "を", "使う"]
+    assert analyzer_for("morph", "eng_Latn") is None
+    pytest.importorskip("sudachipy")
+    c = analyzer_for("sudachi_c", "jpn")
+    assert c is not None
+    assert [text[a:b] for a, b in c.morphemes(text)] == [
+        "自然言語処理", "に", "ディープラーニング", "を", "使う"]
+    pytest.importorskip("kiwipiepy")
+    kiwi = analyzer_for("morph", "kor_Hang")
+    assert kiwi is not None
+    # 먹었다: 먹 + 었 + 다, each its own syllable
+    assert kiwi.boundaries("먹었다") == [0, 1, 2, 3]
+
+
+def test_missing_scheme_is_said_once() -> None:
+    from tokbench.suites.morphemes import scheme_warnings
+
+    assert scheme_warnings("morph", ["jpn_Jpan", "kor_Hang"]) == []
+    (w,) = scheme_warnings("morph", ["eng_Latn", "jpn_Jpan", "tur_Latn"])
+    assert "eng_Latn, tur_Latn" in w and "jpn, kor" in w
+
+
+def test_layout_counts_are_mergeable() -> None:
+    # the statistics of two shards add up to those of one shard holding both
+    texts = ["言語を使う", "自然言語処理"]
+    gold: list[list[int] | None] = [[2, 3], [2, 4]]
+    data = "".join(texts).encode()
+    tok = ByteToy([data[0:3], data[3:5], data[5:9], data[9:15], "自然言語".encode(),
+                   "処理".encode()])
+    both = _values(tok, texts, gold)
+    parts = [_values(tok, [t], [g]) for t, g in zip(texts, gold, strict=True)]
+    for k in ("morph_cuts", "morph_gold", "morph_hits", "morph_tokens", "morph_crossers"):
+        assert both[k] == parts[0][k] + parts[1][k]
+    assert np.isclose(both["morph_recall"], 2 / 4)
