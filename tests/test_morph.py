@@ -27,7 +27,7 @@ class ByteToy(Tokenizer):
 
     def __init__(self, pieces: Sequence[bytes], prefix: bool = False) -> None:
         super().__init__("bytetoy", SourceInfo("builtin", "tests/test_morph.py"))
-        self.pieces = list(pieces) + [b" "]
+        self.pieces = [*pieces, b" "]
         self.index = {p: i for i, p in enumerate(self.pieces)}
         self.prefix = prefix
 

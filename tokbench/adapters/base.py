@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from tokbench.errors import InputError
 
@@ -242,7 +242,8 @@ def align_spans(text: bytes, pieces: Sequence[bytes]) -> list[tuple[int, int]]:
     return spans
 
 
-def normalized_offsets(text: str, pieces: Sequence[bytes], form: str = "NFKC"
+def normalized_offsets(text: str, pieces: Sequence[bytes],
+                       form: Literal["NFC", "NFD", "NFKC", "NFKD"] = "NFKC"
                        ) -> list[tuple[int, int]] | None:
     """Character offsets of ``pieces`` placed on ``text`` as a normalizer that applies
     Unicode ``form`` (and maybe lower-casing) left it, mapped back to ``text``; None when

@@ -26,15 +26,13 @@ from pathlib import Path
 from typing import Any
 
 from tokbench.adapters.base import (
-    align_spans,
-    normalized_offsets,
-    spans_reproduce,
     Encoded,
     Encoding,
     SourceInfo,
     Tokenizer,
     align_spans,
     first_line,
+    normalized_offsets,
     out_of_vocab,
     sha256_file,
     spans_reproduce,

@@ -682,6 +682,13 @@ def _suite_warnings(suites: Sequence[AnySuite], families: Sequence[str]) -> list
             if suite.parallel and PIVOT not in suite.languages():
                 out.append(f"suite {suite.name!r} has no {PIVOT} documents, so premium is not "
                            f"computed; include English (e.g. ?languages={PIVOT},...) to get it")
+    morph = [f for f in ("morph", "morph_sudachi") if f in families]
+    if morph:
+        from tokbench.suites.morphemes import scheme_warnings
+
+        langs = sorted({lang for s in suites for lang in s.languages()})
+        for family in morph:
+            out += scheme_warnings(family, langs)
     return out
 
 
