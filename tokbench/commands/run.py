@@ -99,6 +99,10 @@ def main(args: argparse.Namespace) -> int:
                         threads=int(conf.get("threads", 1)),
                         fertility=str(conf.get("fertility", "context/words")),
                         morph_gold=str(conf.get("morph_gold") or ""))
+    if settings.morph_gold:  # a bad gold file is said before any progress is drawn
+        from tokbench.suites.morph_gold import read_gold
+
+        read_gold(settings.morph_gold)
     if args.no_fetch:
         import os
 

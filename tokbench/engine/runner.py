@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from tokbench.adapters.base import Tokenizer
     from tokbench.engine.executors import Executor
     from tokbench.suites.model import Suite
+    from tokbench.suites.morph_gold import GoldFile
     from tokbench.suites.stream import StreamingSuite
 
     AnySuite = Suite | StreamingSuite
@@ -217,6 +218,11 @@ class _Run:
     def go(self, tok_specs: list[Any], suite_specs: list[Any],
            resume: Results | None, executor: Executor, state: RunState) -> Results:
         meta = self.results.meta
+        gold = None
+        if self.settings.morph_gold:  # a bad gold file stops the run before any work
+            from tokbench.suites.morph_gold import read_gold
+
+            gold = read_gold(self.settings.morph_gold)
         suites = [_load_suite(s) for s in suite_specs]
         _check_unique([s.name for s in suites], "suite", "add ?name=OTHER to one of the specs")
         meta.suites = {s.name: SuiteInfo.from_dict(s.describe()) for s in suites}
@@ -235,8 +241,8 @@ class _Run:
         if vocab:
             for name in self.toks:
                 self._vocab_unit(name, resume)
-        if self.settings.morph_gold:
-            self._gold_unit()
+        if gold is not None:
+            self._gold_unit(gold)
         try:
             pending = [p for p in plans if p.tokenizers and not p.finished]
             for p in plans:
@@ -476,12 +482,11 @@ class _Run:
         self.notify("advance", {"steps": 1})
         self._checkpoint()
 
-    def _gold_unit(self) -> None:
+    def _gold_unit(self, gold: GoldFile) -> None:
         """MorphScore and boundary P/R/F1 of every tokenizer on the --morph-gold file."""
         from tokbench.metrics.morph import score_gold
-        from tokbench.suites.morph_gold import GOLD_SUITE, read_gold
+        from tokbench.suites.morph_gold import GOLD_SUITE
 
-        gold = read_gold(self.settings.morph_gold)
         langs = sorted({w.lang for w in gold.words if w.lang})
         self.results.meta.suites[GOLD_SUITE] = SuiteInfo(
             name=GOLD_SUITE, sha256=gold.sha256, source=gold.path,
