@@ -14,7 +14,8 @@ from tokbench.errors import InputError
 from tokbench.metrics.base import MetricContext
 from tokbench.metrics.compute import SuiteLayout, TokenTable, evaluate, measure_documents
 from tokbench.metrics.definitions import BUILTIN_METRICS
-from tokbench.metrics.morph import MorphLayout, score_gold
+from tokbench.metrics.morph import MorphLayout
+from tokbench.metrics.morph_score import score_gold
 from tokbench.metrics.stats import SubsetStats
 from tokbench.suites.morph_gold import read_gold
 
@@ -222,3 +223,15 @@ def test_layout_counts_are_mergeable() -> None:
     for k in ("morph_cuts", "morph_gold", "morph_hits", "morph_tokens", "morph_crossers"):
         assert both[k] == parts[0][k] + parts[1][k]
     assert np.isclose(both["morph_recall"], 2 / 4)
+
+
+def test_normalized_offsets_place_nfkc_pieces_on_the_original() -> None:
+    from tokbench.adapters.base import normalized_offsets
+
+    # a slow tokenizer that applies NFKC (the Japanese BERT): ﾎﾟｲﾝﾄ -> ポイント, １２ -> 12
+    text = "ﾎﾟｲﾝﾄ１２"
+    pieces = ["ポイ".encode(), "ント".encode(), b"12"]
+    assert normalized_offsets(text, pieces) == [(0, 3), (3, 5), (5, 7)]
+    # a piece ending inside a cluster the normalizer joins covers the whole cluster
+    assert normalized_offsets("ｶﾞ", ["ガ".encode()]) == [(0, 2)]
+    assert normalized_offsets("abc", [b"x"]) is None  # the pieces do not spell it

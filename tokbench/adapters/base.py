@@ -249,17 +249,21 @@ def normalized_offsets(text: str, pieces: Sequence[bytes],
     Unicode ``form`` (and maybe lower-casing) left it, mapped back to ``text``; None when
     the pieces do not spell that form either.
 
-    The text is normalized one cluster at a time (a character and the marks after it,
-    so か + ゙ and ﾎ + ﾟ still become が and ポ), which gives every normalized character the
+    The text is normalized one cluster at a time (characters the normalizer joins, so
+    か + ゙ and ﾎ + ﾟ still become が and ポ), which gives every normalized character the
     cluster it came from; a piece covers the clusters its characters came from.
     """
     clusters: list[tuple[int, int]] = []
     for i, ch in enumerate(text):
-        # a mark, or what normalizes to one (half-width ﾞ ﾟ -> U+3099, U+309A)
-        if clusters and unicodedata.combining(unicodedata.normalize(form, ch)[:1] or ch):
-            clusters[-1] = (clusters[-1][0], i + 1)
-        else:
-            clusters.append((i, i + 1))
+        # a character the normalizer joins to what precedes it (a mark composing with its
+        # base, half-width ﾞ ﾟ, Hangul jamo) stays in the preceding cluster
+        if clusters:
+            a = clusters[-1][0]
+            joined = unicodedata.normalize(form, text[a:i + 1])
+            if joined != unicodedata.normalize(form, text[a:i]) + unicodedata.normalize(form, ch):
+                clusters[-1] = (a, i + 1)
+                continue
+        clusters.append((i, i + 1))
     for fold in (False, True):
         norm: list[str] = []
         origin: list[tuple[int, int]] = []

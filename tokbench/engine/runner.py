@@ -484,7 +484,7 @@ class _Run:
 
     def _gold_unit(self, gold: GoldFile) -> None:
         """MorphScore and boundary P/R/F1 of every tokenizer on the --morph-gold file."""
-        from tokbench.metrics.morph import score_gold
+        from tokbench.metrics.morph_score import score_gold
         from tokbench.suites.morph_gold import GOLD_SUITE
 
         langs = sorted({w.lang for w in gold.words if w.lang})
