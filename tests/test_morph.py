@@ -147,12 +147,18 @@ def test_gold_file_morphscore_format_and_dummy_prefix(tmp_path) -> None:
     # MorphScore's own columns (with its unnamed index column); a prefix token alone
     # covers nothing, so 書きます after ▁ as one token is a one-token word
     f = tmp_path / "japanese_morph_data.csv"
-    f.write_text(",full_word,pt1,rest\n0,書きます,書,きます\n1,読んだ,読,んだ\n",
+    f.write_text(",full_word,pt1,rest\n0,書きます,書,きます\n1,読んだ,読,んだ\n2,読む,読む,\n",
                  encoding="utf-8")
     gold = read_gold(f)
-    tok = ByteToy(["書きます".encode(), "読".encode(), "んだ".encode()], prefix=True)
+    assert [w.boundaries for w in gold.words] == [(1,), (1,), ()]
+    tok = ByteToy(["書きます".encode(), "読".encode(), "んだ".encode(), "む".encode()],
+                  prefix=True)
     out = score_gold(tok, [w.word for w in gold.words], [w.boundaries for w in gold.words])
-    assert out["ms_single"].tolist() == [1, 0] and out["ms_hits"].tolist() == [0, 1]
+    assert out["ms_single"].tolist() == [1, 0, 0] and out["ms_hits"].tolist() == [0, 1, 0]
+    # 読む, given without a boundary (empty rest) and cut 読|む, is one miss for MorphScore
+    # (as MorphScore's code scores it) and one token boundary that is no gold boundary
+    assert out["ms_gold"].tolist() == [0, 1, 1]
+    assert out["item_cuts"].tolist() == [0, 1, 1] and out["item_gold"].tolist() == [1, 1, 0]
 
 
 def test_gold_file_jsonl(tmp_path) -> None:

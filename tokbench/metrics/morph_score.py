@@ -24,7 +24,9 @@ def score_gold(tok: Tokenizer, words: Sequence[str], bounds: Sequence[Sequence[i
     Each word is encoded alone, without a leading space, without special tokens, as
     MorphScore does (Arnett & Bergen 2024). A gold boundary scores 1 when a token
     boundary falls on it (other token boundaries do not matter), 0 when not; words left
-    in one token (``ms_single``) are excluded from MorphScore. A token that covers no
+    in one token (``ms_single``) are excluded from MorphScore, and a word given without a
+    boundary counts one boundary never found once it is split (as MorphScore's code
+    scores it). A token that covers no
     character of the word (a dummy prefix ``▁`` alone) is not counted as a token, where
     MorphScore, comparing decoded pieces, would count it; a cut inside a character is
     no boundary, as in MorphScore (a decoded piece of a character never equals a part).
@@ -43,7 +45,8 @@ def score_gold(tok: Tokenizer, words: Sequence[str], bounds: Sequence[Sequence[i
         layout.char_base, layout.byte_base, whole=True)
     out = gold.count(starts, ends, np.repeat(np.arange(len(texts)), ntok), len(texts))
     several = out["item_tokens"] >= 2
-    out["ms_gold"] = np.where(several, out["item_gold"], 0)
+    # a word without a gold boundary scores 0 once split, as in MorphScore's own code
+    out["ms_gold"] = np.where(several, np.maximum(out["item_gold"], 1), 0)
     out["ms_hits"] = np.where(several, out["item_hits"], 0)
     out["ms_single"] = (~several).astype(np.int64)
     return out

@@ -3,7 +3,8 @@
 Accepted formats (the file's extension decides: ``.jsonl``/``.json`` or ``.csv``/``.tsv``):
 
 - MorphScore's item files (Arnett & Bergen 2024): CSV with columns ``full_word``, ``pt1``,
-  ``rest`` (the word and its two parts; an unnamed index column is ignored).
+  ``rest`` (the word and its two parts; an unnamed index column is ignored; an empty
+  ``rest`` is a word without a morpheme boundary).
 - CSV/TSV with columns ``word`` and ``segmentation`` (morphemes joined by ``+``, e.g.
   ``un+believ+able``; spaces around ``+`` are ignored), or without a header, the word
   then its segmentation.
@@ -118,7 +119,9 @@ def _fields(p: Path, line: int, row: dict[str, Any]) -> tuple[str, list[str]]:
         word, pt1, rest = row.get("full_word"), row.get("pt1"), row.get("rest")
         if not all(isinstance(x, str) for x in (word, pt1, rest)):
             raise InputError(f"{p}:{line}: full_word, pt1 and rest must all be given")
-        return str(word), [str(pt1), str(rest)]
+        # an empty part (MorphScore's Turkish "yendirt,yendirt,") leaves a word without a
+        # boundary; it still counts in MorphScore, as a miss when the word is split
+        return str(word), [x for x in (str(pt1), str(rest)) if x] or [""]
     word, seg = row.get("word"), row.get("segmentation", row.get("morphemes"))
     if not isinstance(word, str):
         raise InputError(f"{p}:{line}: no word (give word and segmentation, or MorphScore's "
