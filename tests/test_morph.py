@@ -68,7 +68,7 @@ def _values(tok: Tokenizer, texts: list[str], gold: list[list[int] | None]) -> d
                                                layout.byte_base)
     encs = [tok.encode(t) for t in texts]
     c = measure_documents(TokenTable(tok), texts, encs, None, None, layout=layout)
-    sums = {k: int(v.sum()) for k, v in c.morph.items()}
+    sums = {k: int(v.sum()) for k, v in c.per_doc.items()}
     sums["ok"] = len(texts)
     return {**sums, **evaluate(SubsetStats(sums), MORPH, MetricContext(tok.vocab_size, False))}
 

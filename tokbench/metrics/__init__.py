@@ -87,7 +87,7 @@ def metrics_of(families: Iterable[str]) -> list[MetricInfo]:
 
 #: families only run when asked for by name (minutes, not seconds; or needing the optional
 #: analyzers of the ``morph`` extra): not in the default
-OPT_IN_FAMILIES = ("speed", "morph", "morph_sudachi", "morph_gold")
+OPT_IN_FAMILIES = ("speed", "morph", "morph_sudachi", "morph_gold", "robustness")
 
 
 def resolve_families(selection: Iterable[str] | None) -> list[str]:

@@ -170,8 +170,10 @@ class DocCounts:
     #: tokens counted for fertility: the document's own (``context``) or those of its words
     #: encoded alone (``tokbench.metrics.conventions``)
     word_tokens: np.ndarray | None = None
-    #: per-document morpheme-boundary statistics (``MorphLayout.count``), by statistic name
-    morph: dict[str, np.ndarray] = field(default_factory=dict)
+    #: per-document statistics of the optional families (morpheme boundaries from
+    #: ``MorphLayout.count``, text variants from ``tokbench.metrics.robustness``), by name;
+    #: every one is summed over a subset's documents
+    per_doc: dict[str, np.ndarray] = field(default_factory=dict)
 
     def ids_of(self, docs: np.ndarray) -> np.ndarray:
         """All token ids of the documents ``docs``."""
@@ -293,7 +295,7 @@ def measure_documents(
     c.unk = np.bincount(doc_of_token, weights=unk_mask, minlength=n).astype(np.int64)
 
     if layout.morph is not None and ids.size == 0:
-        c.morph = layout.morph.count(ids, ids, ids, n)
+        c.per_doc.update(layout.morph.count(ids, ids, ids, n))
     need_spans = (layout.has_words or numbers or layout.morph is not None
                   or bool(unk_mask.any()))
     if not need_spans or ids.size == 0:
@@ -321,7 +323,7 @@ def measure_documents(
     if numbers:
         _count_digits(c, layout, s_ne, e_ne)
     if layout.morph is not None:
-        c.morph = layout.morph.count(starts, ends, doc_of_token, n)
+        c.per_doc.update(layout.morph.count(starts, ends, doc_of_token, n))
     return c
 
 
@@ -507,7 +509,7 @@ def subset_sums(c: DocCounts, idx: np.ndarray, collectors: set[str]) -> SubsetSt
         s.update(seg_docs=int(seg.size), seg_tokens=int(word_tokens[seg].sum()),
                  words=int(c.words[seg].sum()), continued=int(c.continued[seg].sum()),
                  single_words=int(c.single[seg].sum()))
-    for name, per_doc in c.morph.items():
+    for name, per_doc in c.per_doc.items():
         s[name] = int(per_doc[ok].sum())
     if "unk_spans" in collectors:
         s["unk_chars"] = int(c.unk_chars[ok].sum())

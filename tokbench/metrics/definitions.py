@@ -13,7 +13,8 @@ import numpy as np
 
 from tokbench.metrics.base import Formula, MetricContext, MetricInfo, SumsView
 from tokbench.metrics.morph import GOLD_STATS, stat_names
-from tokbench.metrics.stats import RUN_KINDS
+from tokbench.metrics.stats import RUN_KINDS, robust_stat_names
+from tokbench.suites.variants import VARIANTS
 
 RENYI_ALPHA = 2.5
 
@@ -140,6 +141,60 @@ def _morph_metrics(scheme: str, family: str, gold: str) -> list[MetricInfo]:
     ]
 
 
+_TOKSUITE = ("TokSuite 2025 (tokenization robustness to perturbations); "
+             "Levenshtein distance over token ids")
+_VARIANT_TEXT = {
+    "nfkc": "the text in Unicode NFKC", "nfd": "the text in Unicode NFD",
+    "fullwidth": "ASCII in full-width forms", "halfwidth":
+        "full-width ASCII and katakana in half-width forms",
+    "katakana": "hiragana written in katakana", "hiragana": "katakana written in hiragana",
+    "lower": "the text lower-cased", "upper": "the text upper-cased",
+    "space_add": "spaces added around punctuation",
+    "space_remove": "spaces next to punctuation removed",
+    "typo": "one seeded typo (two adjacent letters swapped)",
+}
+
+
+def _robust_sum(s: SumsView, variants: tuple[str, ...], kind: str) -> int:
+    return sum(s[f"rob_{v}_{kind}"] for v in variants)
+
+
+def _robust_formula(variants: tuple[str, ...], what: str) -> Formula:
+    def value(s: SumsView, c: MetricContext) -> float | None:
+        tokens = _robust_sum(s, variants, "tokens")
+        if what == "inflation":
+            return ratio(_robust_sum(s, variants, "vtokens"), tokens)
+        if what == "edit":
+            return ratio(_robust_sum(s, variants, "edit"), tokens)
+        return ratio(_robust_sum(s, variants, "moved"), _robust_sum(s, variants, "docs"))
+    return value
+
+
+def _robust_metrics(variant: str | None) -> list[MetricInfo]:
+    """Inflation, moved share and edit distance for one variant (None: all together)."""
+    variants = (variant,) if variant else VARIANTS
+    name = f"robust_{variant}" if variant else "robust"
+    what = _VARIANT_TEXT[variant] if variant else "every variant that applies (pooled)"
+    needs = robust_stat_names(variants)
+    return [
+        MetricInfo(f"{name}_inflation", "lower",
+                   f"tokens of the variant over tokens of the original: {what}",
+                   "Σ tokens(variant) / Σ tokens(original), documents the variant changes",
+                   _TOKSUITE, family="robustness", needs=needs,
+                   compute=_robust_formula(variants, "inflation")),
+        MetricInfo(f"{name}_moved", "lower",
+                   f"share of documents whose token boundaries inside the unchanged text "
+                   f"move: {what}", "documents moved / documents the variant changes",
+                   _TOKSUITE, family="robustness", needs=needs,
+                   compute=_robust_formula(variants, "moved")),
+        MetricInfo(f"{name}_edit", "lower",
+                   f"token edit distance between original and variant per original token: "
+                   f"{what}", "Σ Levenshtein(ids, variant ids) / Σ tokens(original)",
+                   _TOKSUITE, family="robustness", needs=needs,
+                   compute=_robust_formula(variants, "edit")),
+    ]
+
+
 def _m(name: str, family: str, direction: str, description: str, formula: str = "",
        **kw: object) -> MetricInfo:
     return MetricInfo(name, direction, description, formula, family=family,  # type: ignore[arg-type]
@@ -256,6 +311,8 @@ BUILTIN_METRICS: list[MetricInfo] = [
     _m("morph_gold_single", "morph_gold", "none",
        "share of the --morph-gold words kept in one token (left out of MorphScore)",
        "words of 1 token / words", needs=GOLD_STATS, compute=_ratio("ms_single", "item_docs")),
+    *_robust_metrics(None),
+    *(m for v in VARIANTS for m in _robust_metrics(v)),
     _m("vocab_size", "tokenizer", "none", "declared vocabulary size", decimals=0),
     _m("special_tokens", "tokenizer", "none", "special (control) tokens", decimals=0),
     _m("utf8_fragment_tokens", "tokenizer", "none",
