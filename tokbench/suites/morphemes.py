@@ -261,3 +261,19 @@ def scheme_warnings(family: str, languages: list[str]) -> list[str]:
     covered = sorted(set().union(*(SCHEMES[s][0] for s in schemes)))
     return [f"{family}: no morphological analyzer for {', '.join(missing)} (analyzers exist "
             f"for {', '.join(covered)}), so its {family} metrics are empty"]
+
+
+#: sentences written for tokbench (never copied from a corpus) that the segmentation view
+#: shows for a language whenever the morph family runs on it
+EXAMPLES: dict[str, tuple[str, ...]] = {
+    "jpn_Jpan": (
+        "自然言語処理にディープラーニングを使う",
+        "東京都立図書館で外国人向けの案内を読みました",
+        "新しいスマートフォンのバッテリーは思ったより長持ちする",
+        "彼女は来年から大学院で言語学を研究するつもりだ",
+    ),
+    "kor_Hang": (
+        "한국어 형태소 분석기를 사용했습니다",
+        "어제 친구들과 함께 새로운 식당에 갔어요",
+    ),
+}
