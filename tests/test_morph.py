@@ -241,3 +241,37 @@ def test_normalized_offsets_place_nfkc_pieces_on_the_original() -> None:
     # a piece ending inside a cluster the normalizer joins covers the whole cluster
     assert normalized_offsets("ｶﾞ", ["ガ".encode()]) == [(0, 2)]
     assert normalized_offsets("abc", [b"x"]) is None  # the pieces do not spell it
+
+
+def test_view_lines_align_cuts_and_mark_crossings() -> None:
+    from tokbench.render.segmentation import view_html, view_lines
+
+    text = "言語を使う"
+    view = {"analyzer": "mecab-unidic-lite (fugashi 1.5.2)", "morph_cuts": [0, 2, 3, 5],
+            "rows": {"a": {"cuts": [0, 1, 2, 3, 5], "crossed": []},
+                     "b": {"cuts": [0, 4, 5], "crossed": [2, 3]}}}
+    lines = view_lines(text, view)
+    assert [(label, line) for label, line, _ in lines] == [
+        ("morphemes: mecab-unidic-lite", "言 語│を│使 う"),
+        ("a", "言│語│を│使 う"),
+        ("b", "言 語×を×使│う")]
+    assert lines[2][2] == [(3, 4), (5, 6)]  # the × columns
+    html = view_html(text, view)
+    assert '<span class="tk">言語<i class="x"' in html and html.count('class="x"') == 2
+    assert '<span class="mo">言語</span><span class="mo">を</span>' in html
+
+
+def test_show_morphemes(capsys: pytest.CaptureFixture[str]) -> None:
+    # bytes cuts inside every character (no boundary there) and between characters
+    from tokbench.cli import main
+
+    pytest.importorskip("fugashi")
+    assert main(["show", "--morphemes", "-t", "bytes,chars", "自然言語を使う"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out == ["morphemes: mecab-unidic-lite  自 然│言 語│を│使 う",
+                   "bytes                         自│然│言│語│を│使│う",
+                   "chars                         自│然│言│語│を│使│う"]
+    assert main(["show", "--morphemes", "-t", "chars", "plain English"]) == 2
+    err = capsys.readouterr().err
+    assert "--morphemes: no morphological analyzer for this text" in err and "\n" not in \
+        err.strip()
