@@ -275,3 +275,45 @@ def test_show_morphemes(capsys: pytest.CaptureFixture[str]) -> None:
     err = capsys.readouterr().err
     assert "--morphemes: no morphological analyzer for this text" in err and "\n" not in \
         err.strip()
+
+
+def test_run_measures_morph_in_the_encode_pass() -> None:
+    # one word of 19 characters; MeCab's boundaries inside it: 自然|言語|処理|に|ディープ|
+    # ラーニング|を|使う = 7. Characters cut everywhere (18 boundaries): P 7/18, R 1,
+    # F1 2·7/(18+7); bytes cut inside every character too, which are no boundaries: the
+    # same values. English has no analyzer: its subset is empty and said once.
+    pytest.importorskip("fugashi")
+    from tokbench import run
+    from tokbench.suites.model import Document, Suite
+
+    docs = [Document("j1", "jpn_Jpan", "x", "自然言語処理にディープラーニングを使う。"),
+            Document("e1", "eng_Latn", "x", "Hello world.")]
+    res = run(["chars", "bytes"], [Suite("t", "1", docs)], ["morph"], jobs=1)
+    got = {(r.tokenizer, r.subset, r.metric): r.value for r in res.rows}
+    for tok in ("chars", "bytes"):
+        assert got[(tok, "jpn_Jpan", "morph_precision")] == pytest.approx(7 / 18)
+        assert got[(tok, "jpn_Jpan", "morph_recall")] == 1.0
+        assert got[(tok, "jpn_Jpan", "morph_f1")] == pytest.approx(14 / 25)
+        assert got[(tok, "jpn_Jpan", "morph_crossing")] == 0.0
+        assert (tok, "eng_Latn", "morph_precision") not in got
+        assert (tok, "all", "morph_precision") not in got  # not every document analyzed
+    assert res.meta.warnings == [
+        "morph: no morphological analyzer for eng_Latn (analyzers exist for jpn, kor), so "
+        "its morph metrics are empty"]
+    assert (res.meta.segmenters or {})["jpn_Jpan/morph"].startswith("mecab-unidic-lite (")
+
+
+def test_segmentation_section_of_the_report() -> None:
+    from tokbench.render.segmentation import segmentation_section
+
+    view = {"analyzer": "kiwi (kiwipiepy 0.24.1)", "morph_cuts": [0, 1, 2, 3],
+            "rows": {"chars": {"cuts": [0, 1, 2, 3], "crossed": []},
+                     "x": {"error": "ValueError: no"}}}
+    html = segmentation_section({"tokenizers": ["chars", "x"], "suites": [
+        {"name": "examples", "samples": [{"doc_id": "example-1", "lang": "kor_Hang",
+                                          "text": "먹었다", "morph": view}]},
+        {"name": "other", "samples": [{"doc_id": "d", "lang": "eng_Latn", "text": "a"}]}]})
+    assert html is not None and "<h3>examples</h3>" in html and "other" not in html
+    assert '<span class="tk">먹</span><span class="tk">었</span>' in html
+    assert "ValueError: no" in html
+    assert segmentation_section({"suites": []}) is None
