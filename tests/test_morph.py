@@ -8,6 +8,8 @@ from collections.abc import Sequence
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tokbench.adapters.base import SourceInfo, Tokenizer
 from tokbench.errors import InputError
@@ -317,3 +319,28 @@ def test_segmentation_section_of_the_report() -> None:
     assert '<span class="tk">먹</span><span class="tk">었</span>' in html
     assert "ValueError: no" in html
     assert segmentation_section({"suites": []}) is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc", "Zs", "Zl",
+                                                                       "Zp"),
+                                               blacklist_characters='+,"\\'),
+                        min_size=1, max_size=6), min_size=1, max_size=5))
+def test_gold_round_trip(tmp_path_factory: pytest.TempPathFactory, morphemes: list[str]) -> None:
+    # a word written as its morphemes joined by + reads back as its boundaries, in CSV
+    # and JSONL alike
+    import json
+
+    word = "".join(morphemes)
+    expected, pos = [], 0
+    for m in morphemes[:-1]:
+        pos += len(m)
+        expected.append(pos)
+    folder = tmp_path_factory.mktemp("gold")
+    (folder / "g.csv").write_text(f"word,segmentation\n{word},{'+'.join(morphemes)}\n",
+                                  encoding="utf-8")
+    (folder / "g.jsonl").write_text(json.dumps({"word": word, "segmentation": morphemes})
+                                    + "\n", encoding="utf-8")
+    for name in ("g.csv", "g.jsonl"):
+        (w,) = read_gold(folder / name).words
+        assert (w.word, list(w.boundaries)) == (word, expected)
