@@ -98,7 +98,9 @@ def segmentation_section(viewer: Mapping[str, Any] | None) -> str | None:
         return None
     order = viewer.get("tokenizers")
     parts = []
-    for suite in viewer.get("suites", []):
+    suites = viewer.get("suites", [])
+    # the example sentences first: they are chosen to show the differences
+    for suite in sorted(suites, key=lambda s: s.get("name") != "examples"):
         samples = [s for s in suite.get("samples", []) if "morph" in s]
         if not samples:
             continue
