@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests._needs import need
 from tokbench.adapters.base import SourceInfo, Tokenizer
 from tokbench.errors import InputError
 from tokbench.metrics.base import MetricContext
@@ -192,19 +193,17 @@ def test_bad_gold_lines_name_the_line(tmp_path, name: str, content: str, message
 def test_analyzers_real_boundaries() -> None:
     from tokbench.suites.morphemes import analyzer_for
 
-    pytest.importorskip("fugashi")
+    need("morph")
     text = "自然言語処理にディープラーニングを使う"
     mecab = analyzer_for("morph", "jpn_Jpan")
     assert mecab is not None
     assert [text[a:b] for a, b in mecab.morphemes(text)] == [
         "自然", "言語", "処理", "に", "ディープ", "ラーニング", "を", "使う"]
     assert analyzer_for("morph", "eng_Latn") is None
-    pytest.importorskip("sudachipy")
     c = analyzer_for("sudachi_c", "jpn")
     assert c is not None
     assert [text[a:b] for a, b in c.morphemes(text)] == [
         "自然言語処理", "に", "ディープラーニング", "を", "使う"]
-    pytest.importorskip("kiwipiepy")
     kiwi = analyzer_for("morph", "kor_Hang")
     assert kiwi is not None
     # 먹었다: 먹 + 었 + 다, each its own syllable
@@ -267,7 +266,7 @@ def test_show_morphemes(capsys: pytest.CaptureFixture[str]) -> None:
     # bytes cuts inside every character (no boundary there) and between characters
     from tokbench.cli import main
 
-    pytest.importorskip("fugashi")
+    need("morph")
     assert main(["show", "--morphemes", "-t", "bytes,chars", "自然言語を使う"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out == ["morphemes: mecab-unidic-lite  自 然│言 語│を│使 う",
@@ -284,7 +283,7 @@ def test_run_measures_morph_in_the_encode_pass() -> None:
     # ラーニング|を|使う = 7. Characters cut everywhere (18 boundaries): P 7/18, R 1,
     # F1 2·7/(18+7); bytes cut inside every character too, which are no boundaries: the
     # same values. English has no analyzer: its subset is empty and said once.
-    pytest.importorskip("fugashi")
+    need("morph")
     from tokbench import run
     from tokbench.suites.model import Document, Suite
 
