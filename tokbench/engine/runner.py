@@ -370,9 +370,9 @@ class _Run:
         info = old.suites.get(suite.name)
         segmenters = old.segmenters or {}
         for lang in info.languages if info is not None else []:
-            for key, name in segmenters.items():  # LANG, and LANG/SCHEME (morph analyzers)
+            for key, seg in segmenters.items():  # LANG, and LANG/SCHEME (morph analyzers)
                 if key == lang or key.startswith(f"{lang}/"):
-                    self.segmenters[key] = name
+                    self.segmenters[key] = seg
 
     # -- turning statistics into rows ------------------------------------------------
 
