@@ -13,9 +13,9 @@ A *morph scheme* is one granularity of gold boundaries, measured by its own metr
 An analyzer returns the character offsets where one of its morphemes starts or ends. Kiwi
 can give two morphemes the same syllable (했 = 하 + 었): a boundary inside a syllable is no
 boundary between characters, so only the syllable's edges count. Other languages have no
-analyzer here: tried on PyPI, ``zeyrek`` (Turkish) gives lemmas and morpheme tags but no
-surface segmentation; Finnish ``libvoikko`` needs a C library; Morfessor needs a trained
-model. Libraries are imported on first use; a missing one raises MissingDependencyError
+analyzer here: ``zeyrek`` (Turkish, tried) needs NLTK data fetched from the internet on
+first use; Finnish ``libvoikko`` (needs its C library) and Morfessor (needs a trained model)
+were not tried. Libraries are imported on first use; a missing one raises MissingDependencyError
 naming the ``morph`` extra.
 """
 
