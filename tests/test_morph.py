@@ -343,3 +343,15 @@ def test_gold_round_trip(tmp_path_factory: pytest.TempPathFactory, morphemes: li
     for name in ("g.csv", "g.jsonl"):
         (w,) = read_gold(folder / name).words
         assert (w.word, list(w.boundaries)) == (word, expected)
+
+
+def test_sudachi_reads_texts_longer_than_its_input_limit() -> None:
+    need("morph")
+    from tokbench.suites.morphemes import analyzer_for
+
+    a = analyzer_for("sudachi_a", "jpn_Jpan")
+    assert a is not None
+    one = "自然言語処理にディープラーニングを使う。"  # 20 characters, 9 morphemes in mode A
+    assert a.boundaries(one) == [0, 2, 4, 6, 7, 11, 16, 17, 19, 20]
+    long = one * 2000  # 120,000 UTF-8 bytes on one line: analyzed in pieces
+    assert len(a.boundaries(long)) == 2000 * 9 + 1

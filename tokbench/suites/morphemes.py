@@ -146,6 +146,10 @@ class MecabAnalyzer(Analyzer):
         return out
 
 
+SUDACHI_CHUNK = 12_000
+"""Characters Sudachi analyzes at once (its input limit is 49,149 UTF-8 bytes)."""
+
+
 class SudachiAnalyzer(Analyzer):
     """Sudachi with the core dictionary in split mode A, B or C."""
 
@@ -178,11 +182,15 @@ class SudachiAnalyzer(Analyzer):
 
     def _morphemes(self, text: str) -> list[tuple[int, int]]:
         out = []
-        # Sudachi refuses inputs over 49149 bytes: analyze long texts line by line
+        # Sudachi refuses inputs over 49149 bytes: long texts go line by line, and a longer
+        # line in pieces of SUDACHI_CHUNK characters (4 bytes at most each)
         base = 0
         for line in text.splitlines(keepends=True):
-            out += [(m.begin() + base, m.end() + base) for m in self._tokenizer.tokenize(line)]
-            base += len(line)
+            for k in range(0, len(line), SUDACHI_CHUNK):
+                piece = line[k:k + SUDACHI_CHUNK]
+                out += [(m.begin() + base, m.end() + base)
+                        for m in self._tokenizer.tokenize(piece)]
+                base += len(piece)
         return out
 
 
