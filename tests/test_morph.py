@@ -355,3 +355,12 @@ def test_sudachi_reads_texts_longer_than_its_input_limit() -> None:
     assert a.boundaries(one) == [0, 2, 4, 6, 7, 11, 16, 17, 19, 20]
     long = one * 2000  # 120,000 UTF-8 bytes on one line: analyzed in pieces
     assert len(a.boundaries(long)) == 2000 * 9 + 1
+
+
+def test_view_marks_only_crossings_inside_words() -> None:
+    from tokbench.engine.segview import crossed
+
+    # tokens 한국어 | " 형태소": the morpheme starting 형태소 (4) is a word's edge, which the
+    # token taking the space before it does not cross; a boundary inside the word (5) is
+    assert crossed([0, 3, 4, 7], [0, 3, 7], "한국어 형태소") == []
+    assert crossed([0, 3, 4, 5, 7], [0, 3, 7], "한국어 형태소") == [5]

@@ -26,11 +26,16 @@ def token_cuts(tok: Tokenizer, text: str) -> list[int]:
     return sorted(boundaries(tok, TokenTable(tok), [text], enc)[0])
 
 
-def crossed(morph: Sequence[int], cuts: Sequence[int], text_len: int) -> list[int]:
-    """Morpheme boundaries strictly inside the text that are no token boundary: a token
-    crosses each of them."""
+def crossed(morph: Sequence[int], cuts: Sequence[int], text: str) -> list[int]:
+    """Morpheme boundaries strictly inside a word (as the morph metrics count them) that
+    are no token boundary: a token crosses each of them. A token that takes the space
+    before a word (`` 분``) crosses no morpheme boundary."""
+    from tokbench.metrics.morph import inside
+    from tokbench.suites.words import RULE_PATTERN, _regex
+
+    words = [m.span() for m in _regex(RULE_PATTERN).finditer(text)]
     have = set(cuts)
-    return [p for p in morph if 0 < p < text_len and p not in have]
+    return [p for p in inside(morph, words) if p not in have]
 
 
 def morph_view(tokenizers: Mapping[str, Tokenizer], text: str, lang: str,
@@ -49,5 +54,5 @@ def morph_view(tokenizers: Mapping[str, Tokenizer], text: str, lang: str,
         except Exception as e:  # one text a tokenizer raises on must not sink the view
             rows[name] = {"error": f"{type(e).__name__}: {e}"}
             continue
-        rows[name] = {"cuts": cuts, "crossed": crossed(morph, cuts, len(text))}
+        rows[name] = {"cuts": cuts, "crossed": crossed(morph, cuts, text)}
     return {"analyzer": analyzer.label, "morph_cuts": morph, "rows": rows}
