@@ -32,6 +32,7 @@ from tokbench.adapters.base import (
     Tokenizer,
     align_spans,
     first_line,
+    normalized_offsets,
     out_of_vocab,
     sha256_file,
     spans_reproduce,
@@ -288,10 +289,18 @@ class TransformersTokenizer(Tokenizer):
         return out
 
     def encode_batch_offsets(self, texts: Sequence[str], threads: int = 1) -> list[Encoded]:
-        """A fast tokenizer's ids and character offsets from one call per text (a slow one
-        has no offsets)."""
+        """A fast tokenizer's ids and character offsets from one call per text. A slow one
+        has no offsets: where its pieces do not spell the text (its normalizer changed it,
+        e.g. the Japanese BERT's NFKC), they are placed on the text's NFKC form and mapped
+        back (``normalized_offsets``); else the pieces' bytes place them."""
         if not self.is_fast:
-            return super().encode_batch_offsets(texts, threads)
+            out = super().encode_batch_offsets(texts, threads)
+            for t, enc in zip(texts, out, strict=True):
+                pieces = [self.token_bytes(i) for i in enc.ids]
+                data = t.encode("utf-8")
+                if not spans_reproduce(data, pieces, align_spans(data, pieces)):
+                    enc.offsets = normalized_offsets(t, pieces)
+            return out
         out = []
         for t in texts:
             r = self._call(t, offsets=True)

@@ -48,6 +48,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "by itself, without or after a space) and WORDS words (default: the "
                         "language's segmenter, punctuation no word), words+punct or "
                         "whitespace (str.split pieces, punctuation attached)")
+    p.add_argument("--morph-gold", metavar="FILE",
+                   help="also score each tokenizer on gold morpheme segmentations: MorphScore "
+                        "and boundary precision/recall/F1 (CSV/TSV word,segmentation like "
+                        "un+believ+able, MorphScore's full_word,pt1,rest, or JSONL)")
     p.add_argument("--repeats", type=int, help="timed throughput repeats (default 5, min 1)")
     p.add_argument("--threads", type=int, help="threads for the bulk encode (default 1)")
     p.add_argument("--jobs", "-j", type=int, help="worker processes (default: every usable "
@@ -96,7 +100,12 @@ def main(args: argparse.Namespace) -> int:
     settings = Settings(premium_join=bool(conf.get("premium_join", False)),
                         throughput_repeats=int(conf.get("repeats", 5)),
                         threads=int(conf.get("threads", 1)),
-                        fertility=str(conf.get("fertility", "context/words")))
+                        fertility=str(conf.get("fertility", "context/words")),
+                        morph_gold=str(conf.get("morph_gold") or ""))
+    if settings.morph_gold:  # a bad gold file is said before any progress is drawn
+        from tokbench.suites.morph_gold import read_gold
+
+        read_gold(settings.morph_gold)
     if args.no_fetch:
         import os
 

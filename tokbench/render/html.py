@@ -471,6 +471,18 @@ def _viewer_section(viewer: Mapping[str, Any] | None, page: _Page) -> str:
     return f'<script type="application/json" id="viewer-data">{data}</script>'
 
 
+def _segmentation_section(viewer: Mapping[str, Any] | None, page: _Page) -> None:
+    """Token cuts against the analyzer's morphemes (when the morph family ran)."""
+    from tokbench.render.segmentation import segmentation_section
+
+    body = segmentation_section(viewer)
+    if body is not None:
+        page.section("Segmentation against morphemes", body, slug="segmentation",
+                     lead="Each tokenizer's tokens under the analyzer's morphemes (the gold "
+                          "of the morph metrics); a red mark is a morpheme boundary a token "
+                          "crosses.")
+
+
 def _failures_section(results: Results, page: _Page) -> None:
     failures = results.failures
     if not failures:
@@ -531,6 +543,7 @@ def render_html(results: Results, images: Sequence[tuple[str, bytes]] = (),
     _speed_section(results, page)
     _plots_section(images, notes, page)
     viewer_json = _viewer_section(viewer, page)
+    _segmentation_section(viewer, page)
     _failures_section(results, page)
     toks = tokenizer_order(results)
     suites = list(meta.suites)
