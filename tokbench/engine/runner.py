@@ -492,7 +492,8 @@ class _Run:
                 if tp is None:
                     continue
                 extra = {"spread": tp.spread, "repeats": tp.repeats, "threads": 1,
-                         "clock": CLOCK, "samples": list(tp.samples), "bytes": tp.nbytes}
+                         "clock": CLOCK, "samples": list(tp.samples), "bytes": tp.nbytes,
+                         "cpu_share": tp.cpu_share}
                 self.results.rows.append(Row(name, plan.suite.name, subset, "throughput_mb_s",
                                              tp.mb_s, dict(extra)))
                 self.results.rows.append(Row(name, plan.suite.name, subset,
