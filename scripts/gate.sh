@@ -72,9 +72,7 @@ fi
 IFS=$' \t\n' read -r -d '' -a extra <<< "${GATE_ARGS:-}"
 args+=("${extra[@]}")
 
-printf 'tokbench gate:'
-printf ' %q' "${cmd[@]}" "${args[@]}"
-printf '\n'
+echo "tokbench gate: ${cmd[*]} ${args[*]}"  # no control characters: a line of its own
 rm -f "$out/compare.md"  # never report the comparison of an earlier run
 "${cmd[@]}" "${args[@]}"
 code=$?
@@ -104,7 +102,7 @@ fi
 case "$code" in
   0) ;;
   1) echo "::error::tokbench found a regression (see $markdown)" ;;
-  *) echo "::error::tokbench could not run or compare: a failure or bad input, not a regression (exit 2)" ;;
+  *) echo "::error::tokbench could not run or compare (exit 2): bad input or a failure, not a regression" ;;
 esac
 if [ "${GATE_EXIT_ZERO:-false}" = "true" ]; then
   exit 0

@@ -665,7 +665,7 @@ def test_nothing_compared_says_why():
     assert comp.nothing_compared() == (
         "base and new have no row in common (base: tokenizers t; suites s; new: tokenizers u; "
         "suites s); compare runs of the same tokenizers and suites")
-    with pytest.raises(InputError, match="^nothing was compared: base and new have no row"):
+    with pytest.raises(InputError, match=r"^nothing was compared: base and new have no row"):
         comp.require_compared()
 
     timing = [_tp_row("throughput_mb_s", 10.0, [10.0])]
@@ -680,7 +680,7 @@ def test_nothing_compared_says_why():
     base, new = Results(rows=tokens, meta=suite("a" * 64)), Results(rows=tokens,
                                                                     meta=suite("b" * 64))
     assert compare(base, new).nothing_compared() == (
-        "none of the 1 rows in common can be compared: suite 's' content changed (sha256 "
+        "none of the 1 rows can be compared: suite 's' content changed (sha256 "
         "aaaaaaaaaaaa → bbbbbbbbbbbb); rerun both sides on the same inputs, or --allow-change "
         "KIND compares them anyway")
     assert compare(base, new, allow_change=["suite"]).nothing_compared() is None
@@ -769,3 +769,23 @@ def test_markdown_has_the_same_structure():
         < head.index("The rest: 164 unchanged, 82 not judged")
     assert "| **❌ worse** | multilingual | all | 1,000 | 1,250 | +25.00% |" in head
     assert head.count("… and 31 more rows") == 2  # 10 rows a group
+
+
+def test_rows_gone_with_their_segmenter_are_not_comparable():
+    """A baseline with Japanese fertility against a plain install (no word segmenter for
+    Japanese, so no fertility row): the segmenter changed, nothing regressed."""
+    def meta(seg: str | None) -> RunMeta:
+        return RunMeta.from_dict({"segmenters": {"jpn_Jpan": seg, "eng_Latn": "rule (1)"},
+                                  "suites": {"s": {"languages": ["eng_Latn", "jpn_Jpan"]}}})
+
+    tokens = [Row("t", "s", lang, "tokens", 10) for lang in ("eng_Latn", "jpn_Jpan")]
+    base = Results(rows=[*tokens, Row("t", "s", "jpn_Jpan", "fertility", 1.4),
+                         Row("t", "s", "eng_Latn", "fertility", 1.2)], meta=meta("mecab (1)"))
+    new = Results(rows=[*tokens, Row("t", "s", "eng_Latn", "fertility", 1.2)], meta=meta(None))
+    comp = compare(base, new)
+    by = {(r.subset, r.metric): r for r in comp.rows}
+    gone = by[("jpn_Jpan", "fertility")]
+    assert (gone.status, gone.fails) == ("not_comparable", False)
+    assert gone.reason == "word segmenter of jpn_Jpan changed (mecab (1) → none)"
+    assert by[("eng_Latn", "tokens")].status == "unchanged" and not comp.regression
+    assert by[("eng_Latn", "fertility")].status == "unchanged"  # its segmenter is the same

@@ -367,7 +367,7 @@ class Comparison:
         reasons = list(dict.fromkeys(r.reason for r in common if r.status == NOT_COMPARABLE))
         if reasons:
             more = f" and {len(reasons) - 1} other changed input(s)" if len(reasons) > 1 else ""
-            return (f"none of the {len(common)} rows in common can be compared: "
+            return (f"none of the {len(common)} rows can be compared: "
                     f"{reasons[0]}{more}; rerun both sides on the same inputs, or "
                     "--allow-change KIND compares them anyway")
         return (f"the {len(common)} rows in common are timings, and timings are judged only "
@@ -526,15 +526,8 @@ def compare(base: Results, new: Results, *, fail: Iterable[str] | Thresholds | N
     for key in sorted(base_rows.keys() | new_rows.keys()):
         tokenizer, suite, subset, metric = key
         b, n = base_rows.get(key), new_rows.get(key)
-        if b is None and n is not None:
-            out.append(RowChange(*key, status=ADDED, new=n.value, reason=f"only in {new_label}"))
-            continue
-        if n is None and b is not None:
-            out.append(RowChange(*key, status=REMOVED, base=b.value, fails=not allow_removed,
-                                 reason=f"missing in {new_label}"))
-            continue
-        assert b is not None and n is not None
-        change = RowChange(*key, status=UNCHANGED, base=b.value, new=n.value)
+        change = RowChange(*key, status=UNCHANGED, base=b.value if b else None,
+                           new=n.value if n else None)
         if metric not in judged:
             judged[metric] = (metric_info(metric), thresholds.for_metric(metric))
         info, threshold = judged[metric]
@@ -543,9 +536,14 @@ def compare(base: Results, new: Results, *, fail: Iterable[str] | Thresholds | N
             change.reason = "a timing, judged only when asked for (--fail METRIC:TOL)"
             out.append(change)
             continue
-        reasons = inputs.check(tokenizer, suite, metric)
-        if reasons:
+        reasons = inputs.check(tokenizer, suite, metric, subset)
+        if reasons:  # also of a row in one run only: what changed explains it
             change.status, change.reason = NOT_COMPARABLE, "; ".join(reasons)
+        elif b is None:
+            change.status, change.reason = ADDED, f"only in {new_label}"
+        elif n is None:
+            change.status, change.fails = REMOVED, not allow_removed
+            change.reason = f"missing in {new_label}"
         else:
             _judge(change, b, n, info, threshold, allow_missing=allow_missing)
             if metric == "roundtrip":
@@ -754,6 +752,8 @@ class _InputCheck:
         self.base, self.new, self.allowed = base.meta, new.meta, allowed
         self._cache: dict[tuple[str, str], list[tuple[str, str, tuple[str, ...] | None]]] = {}
         self._notes: dict[str, str] = {}  # text -> kind, in the order met
+        self._segmenter_lang: dict[str, str] = {}  # a segmenter change's text -> its language
+        self._langs = {*(self.base.segmenters or {}), *(self.new.segmenters or {})}
         self._machine = _machine_change(self.base, self.new)
         self._settings = _settings_changes(self.base, self.new)
         self._definitions = _definition_changes(self.base, self.new)
@@ -782,19 +782,24 @@ class _InputCheck:
             out.append(("backend", f"{backend} version changed ({bb} → {nb})", None))
         out += [("settings", text, scope) for text, scope in self._settings]
         out += [("definition", text, scope) for text, scope in self._definitions]
-        out += [("segmenter", text, WORD_METRICS)
-                for text in _segmenter_changes(self.base, self.new, suite)]
+        for lang, text in _segmenter_changes(self.base, self.new, suite):
+            self._segmenter_lang[text] = lang
+            out.append(("segmenter", text, WORD_METRICS))
         if self._machine:
             timings = tuple(m for m in METRICS.names() if not metric_info(m).deterministic)
             out.append(("machine", self._machine, timings))
         self._cache[key] = out
         return out
 
-    def check(self, tokenizer: str, suite: str, metric: str) -> list[str]:
-        """The reasons the row is not comparable; allowed changes are kept for ``notes``."""
+    def check(self, tokenizer: str, suite: str, metric: str, subset: str) -> list[str]:
+        """The reasons the row is not comparable; allowed changes are kept for ``notes``.
+        A language's segmenter concerns its own rows and those mixing languages."""
         reasons: list[str] = []
         for kind, text, scope in self._all_changes(tokenizer, suite):
             if scope is not None and metric not in scope:
+                continue
+            lang = self._segmenter_lang.get(text) if kind == "segmenter" else None
+            if lang is not None and subset != lang and subset in self._langs:
                 continue
             if kind in self.allowed:
                 self._notes.setdefault(text, kind)
@@ -849,14 +854,16 @@ def _definition_changes(base: RunMeta, new: RunMeta
             for m in sorted(bf.keys() & nf.keys()) if bf[m] != nf[m]]
 
 
-def _segmenter_changes(base: RunMeta, new: RunMeta, suite: str) -> list[str]:
-    """Languages of ``suite`` whose word segmenter (name and version) differs."""
+def _segmenter_changes(base: RunMeta, new: RunMeta, suite: str) -> list[tuple[str, str]]:
+    """(language, what changed) for the languages of ``suite`` whose word segmenter (name
+    and version) differs."""
     bs, ns = base.segmenters or {}, new.segmenters or {}
     langs = _suite(new, suite).languages or sorted(bs.keys() & ns.keys())
     out = []
     for lang in langs:
         if lang in bs and lang in ns and bs[lang] != ns[lang]:
-            out.append(f"word segmenter of {lang} changed ({bs[lang]} → {ns[lang]})")
+            out.append((lang, f"word segmenter of {lang} changed ({bs[lang] or 'none'} → "
+                              f"{ns[lang] or 'none'})"))
     return out
 
 

@@ -110,9 +110,9 @@ def _crashed(e: BaseException) -> int:
                    for c in " ".join(str(e).split())[:300])
     if os.environ.get(TRACEBACK_ENV):
         traceback.print_exception(e, file=sys.stderr)
-    print(f"tokbench: internal error{where}: {type(e).__name__}: {text}; this is a bug in "
-          f"tokbench (set {TRACEBACK_ENV}=1 for the traceback and please report it); "
-          "exit 2: failure, not a regression", file=sys.stderr)
+    print(f"tokbench: error: internal error{where}: {type(e).__name__}: {text}; a bug in "
+          f"tokbench, not a regression (set {TRACEBACK_ENV}=1 for the traceback and please "
+          "report it)", file=sys.stderr)
     return FAILURE
 
 
