@@ -674,6 +674,10 @@ def test_nothing_compared_says_why():
         "the 1 rows in common are timings, and timings are judged only when asked for: pass "
         "--fail throughput:15% (a metric or family) or --judge-timings")
     assert compare(*_runs(timing, timing), timings=True).nothing_compared() is None
+    busy = [_tp_row("throughput_mb_s", 5.0, [5.0], cpu_share=0.3)]
+    assert compare(*_runs(timing, busy), timings=True).nothing_compared() == (
+        "the 1 rows in common are timings, and a run had under half a CPU per thread: the "
+        "machine was too busy to judge them; rerun on a quieter machine")
 
     def suite(sha: str) -> RunMeta:
         return RunMeta.from_dict({"suites": {"s": {"sha256": sha}}})

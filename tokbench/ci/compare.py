@@ -370,6 +370,10 @@ class Comparison:
             return (f"none of the {len(common)} rows can be compared: "
                     f"{reasons[0]}{more}; rerun both sides on the same inputs, or "
                     "--allow-change KIND compares them anyway")
+        if any(r.reason.startswith(TOO_BUSY) for r in common):
+            return (f"the {len(common)} rows in common are timings, and a run had under half "
+                    "a CPU per thread: the machine was too busy to judge them; rerun on a "
+                    "quieter machine")
         return (f"the {len(common)} rows in common are timings, and timings are judged only "
                 "when asked for: pass --fail throughput:15% (a metric or family) or "
                 "--judge-timings")
