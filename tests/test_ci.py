@@ -281,21 +281,27 @@ def test_gate_script_passes_an_unchanged_tokenizer_whose_timings_moved(workdir: 
         assert (code, outputs["regression"]) == (0, "false"), log
         markdown = (workdir / f"runs/tp-{attempt}/compare.md").read_text(encoding="utf-8")
         assert markdown.startswith("**tokbench: ✅ no regression: 2 not judged; 12 unchanged**")
-    # asked for, the timings are judged: a 99% loss outside the noise is a regression
-    code, outputs, log = _gate(workdir, GATE_BASELINE=str(fast), GATE_OUT="runs/tp-asked",
-                               GATE_FAIL="throughput:15%", **timed)
-    assert (code, outputs["regression"]) == (1, "true"), log
-    assert "bytes · throughput_mb_s ↑: 1 worse" in log
-    assert "bytes · throughput_tokens_s ↑: 1 worse" in log
+    # asked for, the timings are judged: a 99% loss outside the noise is a regression (the
+    # run's CPU share is set, as this machine's load is not the test's to choose) ...
+    rerun = json.loads((workdir / "runs/tp-once/results.json").read_text(encoding="utf-8"))
+    verdicts = []
+    for share in (1.0, 0.3):
+        for row in rerun["rows"]:
+            if row["metric"].startswith("throughput"):
+                row["cpu_share"] = share
+        path = workdir / f"rerun-{share}.json"
+        path.write_text(json.dumps(rerun), encoding="utf-8")
+        proc = subprocess.run([str(BIN / "tokbench"), "compare", str(fast), str(path),
+                               "--fail", "throughput:15%"],
+                              env=_env(workdir), capture_output=True, text=True, check=False)
+        verdicts.append((proc.returncode, proc.stdout.splitlines()[0]))
+        if share == 1.0:
+            assert "bytes · throughput_mb_s ↑: 1 worse" in proc.stdout
+        else:
+            assert "warning: 2 timing rows not judged: a run had under half a CPU" in proc.stdout
     # ... unless the run had under half a CPU: machine too busy, not a regression
-    for row in data["rows"]:
-        if row["metric"].startswith("throughput"):
-            row["cpu_share"] = 0.3
-    fast.write_text(json.dumps(data), encoding="utf-8")
-    code, outputs, log = _gate(workdir, GATE_BASELINE=str(fast), GATE_OUT="runs/tp-busy",
-                               GATE_FAIL="throughput:15%", **timed)
-    assert (code, outputs["regression"]) == (0, "false"), log
-    assert "warning: 2 timing rows not judged: a run had under half a CPU per thread" in log
+    assert verdicts == [(1, "regression: 2 worse; 12 unchanged"),
+                        (0, "no regression: 2 not judged; 12 unchanged")]
 
 
 def test_gate_script_catches_a_retrained_tokenizer(tmp_path: Path) -> None:
