@@ -669,6 +669,11 @@ def test_nothing_compared_says_why():
         comp.require_compared()
 
     timing = [_tp_row("throughput_mb_s", 10.0, [10.0])]
+    comp = compare(*_runs([*tokens, *timing], [dataclasses.replace(t, tokenizer="u")
+                                               for t in [*tokens, *timing]]))
+    assert comp.nothing_compared() is not None
+    assert comp.nothing_compared().startswith(  # type: ignore[union-attr]
+        "base and new have no row in common (base: tokenizers t; suites s; new: tokenizers u")
     comp = compare(*_runs(timing, timing))
     assert comp.nothing_compared() == (
         "the 1 rows in common are timings, and timings are judged only when asked for: pass "

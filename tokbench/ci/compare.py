@@ -229,6 +229,7 @@ class RowChange:
     documents: list[str] = field(default_factory=list)  # newly failing round-trip documents
     base_range: tuple[float, float] | None = None  # timings: [min, max] of the samples
     new_range: tuple[float, float] | None = None
+    side: str = "both"  # which runs have the row: both, base (removed...) or new (added...)
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -353,16 +354,16 @@ class Comparison:
 
     def nothing_compared(self) -> str | None:
         """Why no row was compared (a gate that judged nothing must not pass), or None."""
-        common = [r for r in self.rows if r.status not in (ADDED, REMOVED)]
+        common = [r for r in self.rows if r.side == "both"]
         if any(r.status in COMPARED for r in common):
             return None
         if not common:
-            def what(status: str) -> str:
-                toks = sorted({r.tokenizer for r in self.rows if r.status == status})
-                suites = sorted({r.suite for r in self.rows if r.status == status})
+            def what(side: str) -> str:
+                toks = sorted({r.tokenizer for r in self.rows if r.side == side})
+                suites = sorted({r.suite for r in self.rows if r.side == side})
                 return f"tokenizers {', '.join(toks) or '-'}; suites {', '.join(suites) or '-'}"
             return (f"{self.base.label} and {self.new.label} have no row in common "
-                    f"({self.base.label}: {what(REMOVED)}; {self.new.label}: {what(ADDED)}); "
+                    f"({self.base.label}: {what('base')}; {self.new.label}: {what('new')}); "
                     "compare runs of the same tokenizers and suites")
         reasons = list(dict.fromkeys(r.reason for r in common if r.status == NOT_COMPARABLE))
         if reasons:
@@ -531,7 +532,8 @@ def compare(base: Results, new: Results, *, fail: Iterable[str] | Thresholds | N
         tokenizer, suite, subset, metric = key
         b, n = base_rows.get(key), new_rows.get(key)
         change = RowChange(*key, status=UNCHANGED, base=b.value if b else None,
-                           new=n.value if n else None)
+                           new=n.value if n else None,
+                           side="new" if b is None else "base" if n is None else "both")
         if metric not in judged:
             judged[metric] = (metric_info(metric), thresholds.for_metric(metric))
         info, threshold = judged[metric]
