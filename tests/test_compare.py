@@ -676,12 +676,12 @@ def test_nothing_compared_says_why():
         "base and new have no row in common (base: tokenizers t; suites s; new: tokenizers u")
     comp = compare(*_runs(timing, timing))
     assert comp.nothing_compared() == (
-        "the 1 rows in common are timings, and timings are judged only when asked for: pass "
+        "the rows in common (1) are timings, and timings are judged only when asked for: pass "
         "--fail throughput:15% (a metric or family) or --judge-timings")
     assert compare(*_runs(timing, timing), timings=True).nothing_compared() is None
     busy = [_tp_row("throughput_mb_s", 5.0, [5.0], cpu_share=0.3)]
     assert compare(*_runs(timing, busy), timings=True).nothing_compared() == (
-        "the 1 rows in common are timings, and a run had under half a CPU per thread: the "
+        "the rows in common (1) are timings, and a run had under half a CPU per thread: the "
         "machine was too busy to judge them; rerun on a quieter machine")
 
     def suite(sha: str) -> RunMeta:
@@ -689,7 +689,7 @@ def test_nothing_compared_says_why():
     base, new = Results(rows=tokens, meta=suite("a" * 64)), Results(rows=tokens,
                                                                     meta=suite("b" * 64))
     assert compare(base, new).nothing_compared() == (
-        "none of the 1 rows can be compared: suite 's' content changed (sha256 "
+        "the one row cannot be compared: suite 's' content changed (sha256 "
         "aaaaaaaaaaaa → bbbbbbbbbbbb); rerun both sides on the same inputs, or --allow-change "
         "KIND compares them anyway")
     assert compare(base, new, allow_change=["suite"]).nothing_compared() is None

@@ -368,14 +368,16 @@ class Comparison:
         reasons = list(dict.fromkeys(r.reason for r in common if r.status == NOT_COMPARABLE))
         if reasons:
             more = f" and {len(reasons) - 1} other changed input(s)" if len(reasons) > 1 else ""
-            return (f"none of the {len(common)} rows can be compared: "
+            which = f"none of the {len(common)} rows can" if len(common) > 1 \
+                else "the one row cannot"
+            return (f"{which} be compared: "
                     f"{reasons[0]}{more}; rerun both sides on the same inputs, or "
                     "--allow-change KIND compares them anyway")
         if any(r.reason.startswith(TOO_BUSY) for r in common):
-            return (f"the {len(common)} rows in common are timings, and a run had under half "
+            return (f"the rows in common ({len(common)}) are timings, and a run had under half "
                     "a CPU per thread: the machine was too busy to judge them; rerun on a "
                     "quieter machine")
-        return (f"the {len(common)} rows in common are timings, and timings are judged only "
+        return (f"the rows in common ({len(common)}) are timings, and timings are judged only "
                 "when asked for: pass --fail throughput:15% (a metric or family) or "
                 "--judge-timings")
 
@@ -526,7 +528,7 @@ def compare(base: Results, new: Results, *, fail: Iterable[str] | Thresholds | N
     inputs = _InputCheck(base, new, allowed | COMPARED_BY_DEFAULT)
     failures = _FailureDiff(base, new)
 
-    judged: dict[str, tuple[MetricInfo, Threshold]] = {}  # per metric, looked up once
+    judged: dict[str, tuple[MetricInfo, Threshold, bool]] = {}  # per metric, looked up once
     out: list[RowChange] = []
     for key in sorted(base_rows.keys() | new_rows.keys()):
         tokenizer, suite, subset, metric = key
@@ -535,9 +537,10 @@ def compare(base: Results, new: Results, *, fail: Iterable[str] | Thresholds | N
                            new=n.value if n else None,
                            side="new" if b is None else "base" if n is None else "both")
         if metric not in judged:
-            judged[metric] = (metric_info(metric), thresholds.for_metric(metric))
-        info, threshold = judged[metric]
-        if not thresholds.judges(metric):
+            judged[metric] = (metric_info(metric), thresholds.for_metric(metric),
+                              thresholds.judges(metric))
+        info, threshold, judges = judged[metric]
+        if not judges:
             change.status = NOT_JUDGED
             change.reason = "a timing, judged only when asked for (--fail METRIC:TOL)"
             out.append(change)
