@@ -685,7 +685,7 @@ def _judge(change: RowChange, b: Row, n: Row, info: MetricInfo, threshold: Thres
         if cpu is not None:
             b, n = cpu
             bv, nv = float(b.value or 0), float(n.value or 0)
-            on_cpu = f" (judged on the CPU clock{'; ' + busy if busy else ''})"
+            on_cpu = f" ({busy + '; ' if busy else ''}judged on the CPU clock)"
         elif busy is not None:
             change.status = NOT_SIGNIFICANT
             change.reason = f"{busy}; the wall clock cannot tell (no CPU-clock figure)"
