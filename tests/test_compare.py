@@ -798,3 +798,36 @@ def test_rows_gone_with_their_segmenter_are_not_comparable():
     assert gone.reason == "word segmenter of jpn_Jpan changed (mecab (1) → none)"
     assert by[("eng_Latn", "tokens")].status == "unchanged" and not comp.regression
     assert by[("eng_Latn", "fertility")].status == "unchanged"  # its segmenter is the same
+
+
+EVIL = "evil\n::warning::injected\x1b[31m\u202e"
+
+
+def test_names_cannot_break_a_line_of_the_output(tmp_path, capsys):
+    """A name from a crafted results file (a pull request's baseline) with a new line would
+    start a line of its own in the CI log, where ``::warning::`` is a workflow command; an
+    escape sequence or a bidi override would change what is shown. They are shown as
+    ``<U+XXXX>``, in the terminal, the Markdown and the one-line errors."""
+    from rich.console import Console
+
+    from tokbench.render.comparison import print_comparison
+
+    base, new = _runs([Row(EVIL, "s", "all", "tokens", 5)], [Row(EVIL, "s", "all", "tokens", 6)])
+    comp = compare(base, new)
+    con = Console(width=80, record=True, color_system=None)
+    print_comparison(con, comp)
+    for text in (con.export_text(), render_markdown(comp)):
+        assert not [ln for ln in text.splitlines() if ln.startswith("::")]
+        assert "\x1b" not in text and "\u202e" not in text
+        assert "evil<U+000A>::warning::injected<U+001B>[31m<U+202E>" in text.replace(
+            "&lt;", "<").replace("&gt;", ">")
+    # one line of error, whatever the name
+    data = json.loads(Path(_save(base, tmp_path / "b")).read_text(encoding="utf-8"))
+    data["meta"] = {"tokenizers": {EVIL: {}}, "suites": {"s": {"sha256": "a" * 64}},
+                    "settings": {}}
+    data["rows"].append({**data["rows"][0], "value": 7})
+    dup = tmp_path / "dup.json"
+    dup.write_text(json.dumps(data), encoding="utf-8")
+    err = _error_of(["compare", str(dup), str(dup)], capsys)
+    assert "row evil<U+000A>::warning::injected<U+001B>[31m<U+202E> · s · all · tokens " \
+           "appears twice" in err

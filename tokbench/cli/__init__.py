@@ -81,8 +81,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except TokbenchError as e:
         from rich.markup import escape
 
-        err_console().print(f"[bold red]tokbench: error:[/] {escape(str(e))}", highlight=False,
-                            soft_wrap=True)
+        from tokbench.render.visible import shown
+
+        err_console().print(f"[bold red]tokbench: error:[/] {escape(shown(str(e)))}",
+                            highlight=False, soft_wrap=True)
         return e.exit_code
     except KeyboardInterrupt:
         err_console().print("[yellow]tokbench: interrupted[/]")
@@ -106,8 +108,9 @@ def _crashed(e: BaseException) -> int:
 
     frames = traceback.extract_tb(e.__traceback__)
     where = f" in {os.path.basename(frames[-1].filename)}:{frames[-1].lineno}" if frames else ""
-    text = "".join(c if c.isprintable() else f"\\x{ord(c):02x}"
-                   for c in " ".join(str(e).split())[:300])
+    from tokbench.render.visible import shown
+
+    text = shown(" ".join(str(e).split())[:300])
     if os.environ.get(TRACEBACK_ENV):
         traceback.print_exception(e, file=sys.stderr)
     print(f"tokbench: error: internal error{where}: {type(e).__name__}: {text}; a bug in "

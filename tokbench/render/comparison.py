@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from tokbench.render.visible import shown
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -117,12 +119,13 @@ def print_comparison(con: Console, comp: Comparison, all_rows: bool = False) -> 
     from rich.table import Table
 
     style = "bold red" if comp.regression else "bold green"
-    con.print(f"[{style}]{escape(comp.verdict())}[/]", highlight=False)
-    con.print(f"{comp.base.short()}  →  {comp.new.short()}", highlight=False, markup=False)
+    con.print(f"[{style}]{escape(shown(comp.verdict()))}[/]", highlight=False)
+    con.print(shown(f"{comp.base.short()}  →  {comp.new.short()}"), highlight=False,
+              markup=False)
     for note in comp.notes:
-        con.print(f"[cyan]note:[/] {escape(note)}", highlight=False)
+        con.print(f"[cyan]note:[/] {escape(shown(note))}", highlight=False)
     for w in comp.warnings:
-        con.print(f"[yellow]warning:[/] {escape(w)}", highlight=False)
+        con.print(f"[yellow]warning:[/] {escape(shown(w))}", highlight=False)
     limit = None if all_rows else GROUP_ROWS
     budget = None if all_rows else TERMINAL_ROWS
     titles_only: list[str] = []
@@ -135,7 +138,7 @@ def print_comparison(con: Console, comp: Comparison, all_rows: bool = False) -> 
         if budget is not None:
             budget -= min(len(rows), GROUP_ROWS)
         con.print()
-        con.print(f"[bold]{escape(title)}[/]", highlight=False)
+        con.print(f"[bold]{escape(shown(title))}[/]", highlight=False)
         table = Table(show_edge=False, pad_edge=False, box=None, padding=(0, 1))
         table.add_column("", no_wrap=True)
         table.add_column("suite · subset", overflow="fold", ratio=1)
@@ -144,12 +147,12 @@ def print_comparison(con: Console, comp: Comparison, all_rows: bool = False) -> 
         for r in rows[:limit]:
             style = "bold red" if r.fails else _STYLE[r.status]
             mark = "✗ " if r.fails else "  "
-            table.add_row(f"[{style}]{mark}{status_text(r)}[/]", escape(_where(r)),
+            table.add_row(f"[{style}]{mark}{status_text(r)}[/]", escape(shown(_where(r))),
                           escape(format_cell(r.base, r.metric)),
                           escape(format_cell(r.new, r.metric)), format_change(r))
             note = row_note(r, shared=shared)
             if note:
-                table.add_row("", f"[dim]↳ {escape(note)}[/]", "", "", "")
+                table.add_row("", f"[dim]↳ {escape(shown(note))}[/]", "", "", "")
         con.print(table)
         if limit is not None and len(rows) > limit:
             con.print(f"  [dim]… {len(rows) - limit} more rows (--all shows them)[/]",
@@ -158,16 +161,16 @@ def print_comparison(con: Console, comp: Comparison, all_rows: bool = False) -> 
         con.print()
         con.print("[dim]more changes (--all shows their rows):[/]")
     for title in titles_only:
-        con.print(f"  {escape(title)}", highlight=False)
+        con.print(f"  {escape(shown(title))}", highlight=False)
     groups = comp.not_comparable()
     if groups:
         con.print()
     for t, s, reason, n in groups:
-        con.print(f"[magenta]not comparable:[/] {escape(f'{t} · {s}')}, {n} "
-                  f"row{'s' * (n != 1)}: {escape(reason)}", highlight=False)
+        con.print(f"[magenta]not comparable:[/] {escape(shown(f'{t} · {s}'))}, {n} "
+                  f"row{'s' * (n != 1)}: {escape(shown(reason))}", highlight=False)
     for f in comp.new_errors:
-        con.print("[bold red]new error:[/] " + escape(f"{f.tokenizer} · {f.suite} "
-                                                      f"· {f.doc_id}: {f.error}"),
+        con.print("[bold red]new error:[/] " + escape(shown(f"{f.tokenizer} · {f.suite} "
+                                                            f"· {f.doc_id}: {f.error}")),
                   highlight=False)
     rest = rest_text(comp)
     if rest:
@@ -192,7 +195,7 @@ def _print_quiet(con: Console, rows: list[RowChange]) -> None:
         table.add_column(col, justify="right", no_wrap=True)
     for r in rows:
         table.add_row(f"[{_STYLE[r.status]}]{status_text(r)}[/]",
-                      escape(f"{r.tokenizer} · {_where(r)} · {r.metric}"),
+                      escape(shown(f"{r.tokenizer} · {_where(r)} · {r.metric}")),
                       escape(format_cell(r.base, r.metric)),
                       escape(format_cell(r.new, r.metric)), format_change(r))
     con.print(table)
@@ -200,13 +203,13 @@ def _print_quiet(con: Console, rows: list[RowChange]) -> None:
 
 def _md(text: Any) -> str:
     """Text for a Markdown table cell or line: HTML characters as entities, one line."""
-    out = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return out.replace("|", "\\|").replace("\n", " ")
+    out = shown(str(text)).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return out.replace("|", "\\|")
 
 
 def _code(text: Any) -> str:
     """A code span (its content is shown literally, HTML included)."""
-    return "`" + str(text).replace("`", "'").replace("|", "\\|").replace("\n", " ") + "`"
+    return "`" + shown(str(text)).replace("`", "'").replace("|", "\\|") + "`"
 
 
 def _md_row(r: RowChange, shared: str = "", lead: str | None = None, note: bool = True
