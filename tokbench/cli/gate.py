@@ -97,7 +97,8 @@ def add_gate_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--baseline", nargs="?", const=DEFAULT_BASELINE, action=_LoadBaseline,
                    metavar="FILE",
                    help=f"compare this run with FILE (default {DEFAULT_BASELINE}); print the "
-                        "changes, write OUT/compare.md and exit 1 on a regression")
+                        "changes, write OUT/compare.md and exit 1 on a regression (2 when "
+                        "nothing could be compared)")
     add_compare_options(g, validate=True)
     g.add_argument("--history", metavar="PATH",
                    help="SQLite history to record the run in (default $TOKBENCH_HISTORY, "
@@ -108,7 +109,8 @@ def add_gate_arguments(p: argparse.ArgumentParser) -> None:
 
 def gate(args: argparse.Namespace, results: Results, out: Path) -> int:
     """After ``tokbench run`` into ``out``: record the history, compare with
-    ``--baseline``; the exit code (1 on a regression)."""
+    ``--baseline``; the exit code (1 on a regression; ``InputError``, exit 2, when nothing
+    could be compared)."""
     from rich.markup import escape
 
     from tokbench.atomic import write_atomic
