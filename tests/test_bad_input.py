@@ -732,7 +732,7 @@ CASES: list[Case] = [
     #     checks that nothing is fetched)
     Case("unknown-metric", ["run", "-t", "gpt2", "-s", "unicode", "-m", "compresion", "-o",
                             "out"],
-         says="unknown metric 'compresion'; did you mean 'compression'?",
+         says="unknown metric 'compresion'; did you mean 'compression'",
          env={"TOKBENCH_OFFLINE": "1"}),
 ]
 
