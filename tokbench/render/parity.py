@@ -134,8 +134,7 @@ def _show(text: str | None) -> str:
         return "–"
     out = []
     for ch in text:
-        if ch.isprintable() and ch not in "\"\\" and not (0x300 <= ord(ch) <= 0x36f) \
-                and not _combining(ch):
+        if ch.isprintable() and ch not in "\"\\" and not _combining(ch):
             out.append(ch)
         elif ch in "\"\\":
             out.append("\\" + ch)
@@ -145,6 +144,8 @@ def _show(text: str | None) -> str:
 
 
 def _combining(ch: str) -> bool:
+    """Marks that join the previous character, format characters and spaces other than
+    " ": shown as escapes so the reproducer's code points are visible."""
     import unicodedata
 
     return unicodedata.category(ch) in ("Mn", "Mc", "Me", "Cf", "Zs") and ch != " "
