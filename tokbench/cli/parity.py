@@ -123,7 +123,7 @@ def finish(results: Any, args: argparse.Namespace) -> int:
     for c in SHORT:
         table.add_column(c, justify="left" if c in ("impl", "same?") else "right",
                          no_wrap=True, overflow="ellipsis", min_width=len(c),
-                         max_width=16 if c == "impl" else None)
+                         max_width=20 if c == "impl" else None)
     for line in lines:
         table.add_row(*(escape(c) for c in table_cells(line, ref)))
     con = console()
