@@ -68,7 +68,7 @@ class Rate:
                 "repeats": len(self.samples), "loops": self.loops, "bytes": self.nbytes,
                 "wall_value": self.wall_mb_s * scale, "outliers": self.outliers,
                 "stop": self.stop,
-                "cpu_share": self.wall_mb_s / self.mb_s if self.mb_s > 0 else None}
+                "cpu_share": min(1.0, self.wall_mb_s / self.mb_s) if self.mb_s > 0 else None}
 
 
 def measure_rate(tok: Tokenizer, texts: Sequence[str], budget: RateBudget = RateBudget(),
