@@ -357,6 +357,12 @@ class _Run:
             self.failure_counts.setdefault(name, {})[suite.name] = dict(counts)
             self.results.meta.failure_counts = self.failure_counts
         info = old.suites.get(suite.name)
+        now = self.results.meta.suites[suite.name]
+        if info is not None and getattr(suite, "streaming", False):
+            # what only reading told; no shard is read again when every unit is reused
+            now.documents, now.languages = info.documents, info.languages
+            now.subset_by, now.left_out = info.subset_by, info.left_out
+            suite.seen_languages = list(info.languages)  # type: ignore[union-attr]
         segmenters = old.segmenters or {}
         for lang in info.languages if info is not None else []:
             if lang in segmenters:
@@ -366,7 +372,16 @@ class _Run:
 
     def _finish(self, plan: _Plan, state: RunState) -> None:
         suite, prog = plan.suite, plan.progress
-        self._describe_suite(plan)
+        try:
+            self._describe_suite(plan)
+        except InputError as e:  # a streaming suite with no documents: that suite fails
+            self.results.meta.errors.append(RunError(suite=str(suite.meta.get("spec")
+                                                               or suite.name), error=str(e)))
+            self.results.meta.suites.pop(suite.name, None)
+            plan.tokenizers = []
+            state.finished(suite.name)
+            self._checkpoint()
+            return
         self.segmenters.update(prog.segmenters)
         prefix = _subset_prefix(suite, plan.subset_by)
         metrics = metrics_of(plan.families)
