@@ -14,8 +14,6 @@ from tokbench.errors import TokbenchError
 HELP = "compare tokenizers on suites; writes results.json, results.csv, report.md and plots"
 
 DEFAULT_OUT = "reports/latest"
-#: finished shards of a run in progress (removed when the run completes)
-STATE_FILE = ".tokbench-state.json"
 
 #: headline metrics of the terminal summary, with short column labels
 SUMMARY_METRICS = {"tokens": "tokens", "chars_per_token": "chars per token",
@@ -58,7 +56,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "(tcp://HOST:8786); without it --executor dask starts a local cluster")
     p.add_argument("--resume", action="store_true",
                    help="reuse finished units and shards of the last run into OUT (the "
-                        "folder a killed run left beside OUT, .OUT.partial, else OUT)")
+                        "folder an interrupted run left beside OUT, OUT.partial, else OUT)")
     p.add_argument("--no-plots", action="store_true", help="do not write PNG plots")
     p.add_argument("--no-html", action="store_true", help="do not write report.html")
     p.add_argument("--no-fetch", action="store_true",
@@ -150,6 +148,7 @@ def _run(folder: Any, tokenizers: list[str] | None, suites: list[Any],
          suite_errors: list[dict[str, str]], conf: dict[str, Any], settings: Any,
          resume: Any, args: argparse.Namespace) -> Any:
     """Run into the staging folder; an interruption keeps the finished units in OUT."""
+    from tokbench.cli.outdir import STATE_FILE
     from tokbench.cli.output import Checkpoint
     from tokbench.engine.runner import run
 
@@ -168,9 +167,12 @@ def _run(folder: Any, tokenizers: list[str] | None, suites: list[Any],
                           jobs=conf.get("jobs"), executor=args.executor,
                           scheduler=args.scheduler, state=staging / STATE_FILE)
     except KeyboardInterrupt:
-        checkpoint.flush()  # every finished unit is kept for --resume
-        if (staging / "results.json").is_file():
-            folder.publish()
+        checkpoint.flush()  # every finished unit is kept for --resume; OUT stays as it was
+        from tokbench.cli.console import err_console
+
+        err_console().print(escape(f"stopped: finished work is kept in {staging}; add "
+                                   f"--resume to continue it ({folder.out} is unchanged)"),
+                            highlight=False, soft_wrap=True)
         raise
     _add_suite_errors(results, suite_errors)
     return results
@@ -189,7 +191,7 @@ def _write(folder: Any, results: Any, args: argparse.Namespace) -> list[Path]:
 
     files = write_outputs(results, folder.staging, plots=not args.no_plots,
                           html=not args.no_html)
-    folder.publish()
+    folder.publish(files)
     return [folder.out / f.name for f in files]
 
 
