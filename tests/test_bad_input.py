@@ -397,6 +397,101 @@ def _write_into_unwritable_cache(tmp: Path) -> None:
     write_verified(tmp / "afile" / "pypi" / "x.model", [b"data"], None, "x.model")
 
 
+# -- issue 20 helpers ------------------------------------------------------------------------
+
+TEXT_RUN = ["run", "-t", "bytes", "--no-history", "--repeats", "1", "--no-html", "--no-plots"]
+
+
+def _kept(*paths: str) -> Callable[[Path, str], None]:
+    def check(tmp: Path, out: str) -> None:
+        for p in paths:
+            assert (tmp / p).is_file(), p
+    return check
+
+
+def _user_file_in_marked_out(tmp: Path) -> None:
+    """A user's file dropped into a folder tokbench wrote: the next run refuses, keeps it."""
+    assert main([*BYTES_ON_UNICODE, "--no-plots", "-o", "out"]) == 0
+    (tmp / "out" / "notes.txt").write_text("mine", encoding="utf-8")
+    from tokbench.cli.outdir import OutputFolder
+
+    assert main([*BYTES_ON_UNICODE, "-o", "out"]) == 2
+    assert (tmp / "out" / "notes.txt").read_text(encoding="utf-8") == "mine"
+    OutputFolder("out").check()  # the refusal, as a TokbenchError
+
+
+def _legacy_out(extra: str | None) -> Callable[[Path], None]:
+    """A folder written by a tokbench before markers (plus a user's file ``extra``)."""
+    def setup(tmp: Path) -> None:
+        _good_results(tmp)
+        (tmp / "out").mkdir()
+        for name in ("results.json", "results.csv", "report.md"):
+            (tmp / "out" / name).write_bytes((tmp / "good" / name).read_bytes())
+        (tmp / "out" / "bytes_per_token_unicode.png").write_bytes(b"png")
+        if extra:
+            (tmp / "out" / extra).write_text("mine", encoding="utf-8")
+    return setup
+
+
+def _migrated(tmp: Path, out: str) -> None:
+    names = sorted(p.name for p in (tmp / "out").iterdir())
+    assert ".tokbench-out.json" in names and "bytes_per_token_unicode.png" not in names, names
+
+
+def _big_jsonl(tmp: Path) -> None:
+    """Over 2 MB of English records, then a few German ones: the first shard has none."""
+    with open(tmp / "big.jsonl", "w", encoding="utf-8") as f:
+        for i in range(30000):
+            f.write(json.dumps({"text": f"an English sentence, number {i}, padded to length",
+                                "lang": "eng_Latn"}) + "\n")
+        for i in range(10):
+            f.write(json.dumps({"text": f"ein deutscher Satz {i}", "lang": "deu_Latn"}) + "\n")
+
+
+def _documents(path: str, suite: str, documents: int) -> Callable[[Path, str], None]:
+    def check(tmp: Path, out: str) -> None:
+        info = _results(path)(tmp)["meta"]["suites"][suite]
+        assert info["documents"] == documents and info["subset_by"] is not None, info
+    return check
+
+
+def _corpus_changed_during_run(tmp: Path) -> None:
+    """A corpus rewritten in place (same size) between planning and reading a shard."""
+    import tokbench
+    from tokbench.suites import load_suite
+
+    path = tmp / "corpus.txt"
+    path.write_text("hello world\n" * 1000, encoding="utf-8")
+    suite = load_suite(f"text:{path}")
+    suite.shards()  # planned: hashes taken
+    path.write_text("HELLO WORLD\n" * 1000, encoding="utf-8")
+    tokbench.run(["bytes"], [suite], ["compression"], jobs=1)
+
+
+@contextlib.contextmanager
+def _interrupted_after_first_shard(tmp: Path) -> Iterator[None]:
+    from tokbench.engine import executors
+
+    real, seen = executors.process_shard, []
+
+    def interrupt(task: Any) -> Any:
+        seen.append(task)
+        if len(seen) == 2:
+            raise KeyboardInterrupt
+        return real(task)
+    executors.process_shard = interrupt  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        executors.process_shard = real  # type: ignore[assignment]
+
+
+def _earlier_out_kept_partial_beside(tmp: Path, out: str) -> None:
+    _unchanged_good(tmp, out)
+    partial = _results("out.partial")(tmp)
+    assert partial["meta"]["complete"] is False and partial["rows"]
+
+
 # -- the catalogue --------------------------------------------------------------------------------
 
 CASES: list[Case] = [
@@ -570,6 +665,53 @@ CASES: list[Case] = [
               "array",
          setup=_tampered(lambda d: d.update(failures=[{"tokenizer": "bytes", "doc_id": []}]),
                          "bad.json")),
+    # issue 20
+    # 1. a run never deletes a user's files; a folder is tokbench's only when marked
+    Case("out-holds-a-photo-and-a-dotfile", [*BYTES_ON_UNICODE, "-o", "assets"],
+         says="--out assets holds '.env', which tokbench did not write",
+         files={"assets/family_photo.png": b"\x89PNG", "assets/.env": "SECRET=1\n"},
+         check=_kept("assets/family_photo.png", "assets/.env")),
+    Case("user-file-in-a-marked-out", _user_file_in_marked_out,
+         says="holds 'notes.txt', which tokbench did not write"),
+    Case("out-of-an-older-tokbench-migrates", [*BYTES_ON_UNICODE, "--no-plots", "-o", "out"],
+         exit=0, setup=_legacy_out(None), check=_migrated),
+    Case("out-of-an-older-tokbench-with-a-photo", [*BYTES_ON_UNICODE, "-o", "out"],
+         says="holds 'family_photo.png', which tokbench did not write",
+         setup=_legacy_out("family_photo.png"), check=_kept("out/family_photo.png")),
+    Case("partial-folder-of-the-user", [*BYTES_ON_UNICODE, "-o", "out"],
+         says="out.partial holds 'draft.md', which tokbench did not write",
+         files={"out.partial/draft.md": "mine"}, check=_kept("out.partial/draft.md")),
+    Case("out-marker-unreadable", [*BYTES_ON_UNICODE, "-o", "out"],
+         says=".tokbench-out.json is not a readable tokbench marker",
+         files={"out/.tokbench-out.json": "{", "out/thesis.tex": "mine"},
+         check=_kept("out/thesis.tex")),
+    # 2. empty shards, subsets and suites are ordinary
+    Case("shard-without-documents", [*TEXT_RUN, "-s", "text:c", "-o", "out"], exit=0,
+         files={"c/a.txt": "hello world\n", "c/b.txt": "\n\n"},
+         check=_documents("out", "text:c", 1)),
+    Case("language-absent-from-a-shard", [*TEXT_RUN, "-s", "text:big.jsonl?languages=deu_Latn",
+                                          "-o", "out"], exit=0, setup=_big_jsonl,
+         check=_documents("out", "text:big", 10)),
+    Case("suite-of-blank-lines-beside-another", ["run", "-t", "bytes", "-s",
+                                                 "unicode,text:blank.txt", *FAST, "-o", "out"],
+         says="failed: suite text:blank.txt", files={"blank.txt": "\n\n\n"},
+         check=_rows_of("out", {"bytes"})),
+    Case("only-a-suite-of-blank-lines", [*TEXT_RUN, "-s", "text:blank.txt", "-o", "out"],
+         says="has no documents (3 skipped empty)", files={"blank.txt": "\n\n\n"}),
+    # 7. a corpus changed during the run is refused, not measured under the old hash
+    Case("corpus-changed-during-the-run", _corpus_changed_during_run,
+         says="corpus.txt: file changed during the run"),
+    # 8. --resume of a finished run keeps what reading the suite told
+    Case("resume-of-a-finished-streaming-run", [*TEXT_RUN, "-s", "text:c", "-o", "out",
+                                                "--resume"], exit=0,
+         files={"c/a.txt": "hello world\n", "c/b.txt": "\n\n"},
+         before=[[*TEXT_RUN, "-s", "text:c", "-o", "out"]],
+         check=_documents("out", "text:c", 1)),
+    # 9. Ctrl-C keeps a complete earlier OUT; the partial run waits beside it
+    Case("interrupt-keeps-the-earlier-out", ["run", "-t", "bytes", "-s", "unicode,numbers",
+                                             *FAST, "-j", "1", "-o", "out"], exit=130,
+         says="add --resume to continue it", before=[[*BYTES_ON_UNICODE, "-o", "out"]],
+         around=_interrupted_after_first_shard, check=_earlier_out_kept_partial_beside),
 ]
 
 

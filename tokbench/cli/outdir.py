@@ -192,7 +192,9 @@ def owned_files(folder: Path, what: str) -> list[str] | None:
         return []
     recorded = _recorded(folder, entries)
     if recorded is None:
-        raise InputError(f"{what} {folder} holds {_example(entries)!r}, which tokbench did "
+        known = _legacy(folder) or LEGACY_FILES
+        example = min(entries, key=lambda n: (n in known or bool(_TEMP.match(n)), n))
+        raise InputError(f"{what} {folder} holds {example!r}, which tokbench did "
                          f"not write (no {MARKER} marks the folder as tokbench's); give an "
                          "empty or new folder: tokbench never deletes files it did not write")
     for name, path in sorted(entries.items()):
@@ -222,12 +224,14 @@ def _recorded(folder: Path, entries: dict[str, Path]) -> set[str] | None:
             return {*files, MARKER}
         raise InputError(f"{folder / MARKER} is not a readable tokbench marker; remove it only "
                          "if the folder holds nothing of yours, or give another folder")
-    return _legacy(folder, entries)
+    names = _legacy(folder)
+    return names if names is not None and all(n in names or _TEMP.match(n)
+                                              for n in entries) else None
 
 
-def _legacy(folder: Path, entries: dict[str, Path]) -> set[str] | None:
-    """A folder of a tokbench before markers: a run's ``results.json`` and only the files
-    that run wrote (fixed names and the plots named after its suites)."""
+def _legacy(folder: Path) -> set[str] | None:
+    """The files a tokbench before markers wrote into ``folder``, when it holds a run's
+    ``results.json``: fixed names and the plots named after its suites."""
     from tokbench.render.figures import safe_filename
 
     try:
@@ -240,14 +244,7 @@ def _legacy(folder: Path, entries: dict[str, Path]) -> set[str] | None:
         return None
     plots = {"throughput.png"} | {f"{kind}_{safe_filename(s)}.png"
                                   for s in suites for kind in LEGACY_PLOTS}
-    names = set(LEGACY_FILES) | plots | {STATE_FILE}
-    return names if all(n in names or _TEMP.match(n) for n in entries) else None
-
-
-def _example(entries: dict[str, Path]) -> str:
-    """A file to name in the refusal: one not tokbench-like first."""
-    others = [n for n in sorted(entries) if n not in LEGACY_FILES]
-    return (others or sorted(entries))[0]
+    return set(LEGACY_FILES) | plots | {STATE_FILE}
 
 
 def _remove(folder: Path, names: Sequence[str] | None) -> None:
