@@ -248,20 +248,26 @@ def _print_summary(con: Any, results: Any, focus: dict[str, str] | None) -> None
             con.print(f"[yellow]suite {escape(suite)}:[/] {escape(left_out)}", highlight=False)
         subset = (focus or {}).get(suite, "all")
         values: dict[str, dict[str, Any]] = {}
+        failed: dict[str, int] = {}  # documents left out of a tokenizer's values
         for r in results.rows:
             if r.suite == suite and r.subset == subset and r.metric in SUMMARY_METRICS:
                 values.setdefault(r.metric, {})[r.tokenizer] = r.value
+                failed[r.tokenizer] = int(r.extra.get("failed_docs") or 0)
         if not values:
             continue
         metrics = [m for m in SUMMARY_METRICS if m in values]
         table = RichTable(title=escape(f"{suite} · {subset}"), title_justify="left",
                           box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False,
                           collapse_padding=True)
-        best = {m: mark_best(values[m], metric_info(m).direction) for m in metrics}
+        best = {m: mark_best({t: v for t, v in values[m].items() if not failed.get(t)},
+                             metric_info(m).direction) for m in metrics}
         texts = {m: {tok: format_value(values[m].get(tok), metric_info(m)) for tok in toks}
                  for m in metrics}
+        # every value of a row leaves out that tokenizer's failed documents: said once
+        names = {tok: f"{tok} ({failed[tok]:,} failed)" if failed.get(tok) else tok
+                 for tok in toks}
         # values are never cut; a narrow terminal wraps the headers instead
-        table.add_column("tokenizer", no_wrap=True, min_width=max(map(len, toks)))
+        table.add_column("tokenizer", no_wrap=True, min_width=max(map(len, names.values())))
         for m in metrics:
             header = f"{SUMMARY_METRICS[m]} {metric_info(m).arrow}".strip()
             width = max(*map(len, texts[m].values()), *map(len, header.split()))
@@ -269,5 +275,5 @@ def _print_summary(con: Any, results: Any, focus: dict[str, str] | None) -> None
         for tok in toks:
             cells = [f"[bold green]{texts[m][tok]}[/]" if tok in best[m] else texts[m][tok]
                      for m in metrics]
-            table.add_row(escape(tok), *cells)
+            table.add_row(escape(names[tok]), *cells)
         con.print(table)

@@ -24,7 +24,7 @@ from tokbench.constants import ALL, PIVOT, VOCAB_SUITE
 from tokbench.engine.state import RunState, SuiteProgress, unit_key
 from tokbench.engine.work import InlineDocs, ShardResult, ShardTask
 from tokbench.environment import git_commit, machine_info
-from tokbench.errors import InputError, TokbenchError
+from tokbench.errors import InputError, TokbenchError, tokenizer_raised
 from tokbench.metrics import metrics_of, resolve_families
 from tokbench.metrics.base import MetricContext
 from tokbench.metrics.compute import evaluate, ratio
@@ -501,8 +501,10 @@ class _Run:
                 try:
                     tp = measure_throughput(self.toks[name], texts,
                                             repeats=self.settings.throughput_repeats)
-                except Exception:
-                    tp = None  # a document that fails to encode is already a failure
+                except BaseException as e:  # a document that fails is already a failure
+                    if not tokenizer_raised(e):
+                        raise
+                    tp = None
                 if tp is None:
                     continue
                 extra = {"spread": tp.spread, "repeats": tp.repeats, "threads": 1,

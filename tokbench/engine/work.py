@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from tokbench.constants import ALL
+from tokbench.errors import tokenizer_raised
 from tokbench.metrics.compute import (
     SuiteLayout,
     TokenTable,
@@ -216,16 +217,20 @@ def encode_all(tok: Tokenizer, texts: list[str], threads: int = 1, offsets: bool
 
     try:
         return list[Encoded | None](encode(texts)), []
-    except Exception:  # find the bad documents one by one
-        out: list[Encoded | None] = []
-        errors: list[tuple[int, str]] = []
-        for i, t in enumerate(texts):
-            try:
-                out.append(encode([t])[0])
-            except Exception as e:
-                out.append(None)
-                errors.append((i, f"{type(e).__name__}: {e}"))
-        return out, errors
+    except BaseException as e:  # find the bad documents one by one
+        if not tokenizer_raised(e):
+            raise
+    out: list[Encoded | None] = []
+    errors: list[tuple[int, str]] = []
+    for i, t in enumerate(texts):
+        try:
+            out.append(encode([t])[0])
+        except BaseException as e:
+            if not tokenizer_raised(e):
+                raise
+            out.append(None)
+            errors.append((i, f"{type(e).__name__}: {e}"))
+    return out, errors
 
 
 def _measure(task: ShardTask, docs: list[Document], texts: list[str], layout: SuiteLayout,
@@ -241,9 +246,9 @@ def _measure(task: ShardTask, docs: list[Document], texts: list[str], layout: Su
     if not every_span and "unk_spans" in task.collectors and tok.unk_id is not None:
         unk = [i for i, e in enumerate(encoded) if e is not None and tok.unk_id in e.ids]
         if unk:
-            again = tok.encode_batch_offsets([texts[i] for i in unk], threads=task.threads)
+            again, _ = encode_all(tok, [texts[i] for i in unk], task.threads)
             for i, enc in zip(unk, again, strict=True):
-                encoded[i] = enc
+                encoded[i] = enc if enc is not None else encoded[i]
     encodings = [e.ids if e is not None else None for e in encoded]
     timings["encode"] = timings.get("encode", 0.0) + time.perf_counter() - t0
 
@@ -262,7 +267,9 @@ def _measure(task: ShardTask, docs: list[Document], texts: list[str], layout: Su
                 continue
             try:
                 decoded.append(tok.decode(e))
-            except Exception as ex:
+            except BaseException as ex:
+                if not tokenizer_raised(ex):
+                    raise
                 decoded.append(None)
                 failures.append(failure(i, kind="error",
                                         error=f"decode: {type(ex).__name__}: {ex}"))

@@ -7,7 +7,6 @@ import re
 from tokbench.render.tables import (
     Table,
     build_tables,
-    format_value,
     left_out_text,
     summary_table,
 )
@@ -38,7 +37,7 @@ def table_markdown(t: Table, label: str = "subset") -> str:
         info = t.metric if t.metric.name != "summary" else metric_info(subset)
         cells = []
         for tok in t.tokenizers:
-            text = format_value(t.cells.get(subset, {}).get(tok), info)
+            text = t.text(subset, tok, info)
             cells.append(f"**{text}**" if tok in t.best.get(subset, set()) else text)
         name = f"{subset} {info.arrow}".strip() if t.metric.name == "summary" else subset
         lines.append(f"| {md_text(name)} | " + " | ".join(cells) + " |")

@@ -27,6 +27,13 @@ class Table:
     subsets: list[str]
     cells: dict[str, dict[str, Any]] = field(default_factory=dict)
     best: dict[str, set[str]] = field(default_factory=dict)
+    #: ``failed[subset][tokenizer]``: documents left out of that value (they failed)
+    failed: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def text(self, subset: str, tokenizer: str, info: MetricInfo | None = None) -> str:
+        """A cell as shown: the value, and how many documents failed when any did."""
+        return cell_text(self.cells.get(subset, {}).get(tokenizer), info or self.metric,
+                         self.failed.get(subset, {}).get(tokenizer, 0))
 
     @property
     def title(self) -> str:
@@ -84,8 +91,13 @@ def build_tables(results: Results, suites: Sequence[str] | None = None,
                   order_subsets({r.subset for r in rows}))
         for r in rows:
             t.cells.setdefault(r.subset, {})[r.tokenizer] = r.value
+            if r.extra.get("failed_docs"):
+                t.failed.setdefault(r.subset, {})[r.tokenizer] = int(r.extra["failed_docs"])
         for subset in t.subsets:
-            t.best[subset] = mark_best(t.cells.get(subset, {}), info.direction)
+            failed = t.failed.get(subset, {})
+            # a value over fewer documents (some failed) is not comparable: never best
+            t.best[subset] = mark_best({k: v for k, v in t.cells.get(subset, {}).items()
+                                        if not failed.get(k)}, info.direction)
         tables.append(t)
     return tables
 
@@ -102,6 +114,7 @@ def summary_table(results: Results, suite: str, subset: str = ALL) -> Table | No
         t.subsets.append(name)
         t.cells[name] = tab.cells.get(subset, {})
         t.best[name] = tab.best.get(subset, set())
+        t.failed[name] = tab.failed.get(subset, {})
     t.tokenizers = [x for x in toks if any(x in c for c in t.cells.values())]
     return t
 
@@ -135,6 +148,13 @@ def format_value(value: Any, info: MetricInfo) -> str:
     if isinstance(value, int) or info.decimals == 0 or abs(value) >= 1000:
         return f"{value:,.0f}"
     return f"{value:.{info.decimals}f}"
+
+
+def cell_text(value: Any, info: MetricInfo, failed: int = 0) -> str:
+    """``format_value``, plus ``(N failed)`` when N documents failed and are left out of
+    the value (a rate over the rest must not pass for one over every document)."""
+    text = format_value(value, info)
+    return f"{text} ({failed:,} failed)" if failed and value is not None else text
 
 
 def _metric_order() -> list[str]:
