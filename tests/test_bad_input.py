@@ -492,6 +492,132 @@ def _earlier_out_kept_partial_beside(tmp: Path, out: str) -> None:
     assert partial["meta"]["complete"] is False and partial["rows"]
 
 
+def _tekken_without_nul(tmp: Path) -> None:
+    """A Tekken JSON lacking byte 0x00 (tiktoken panics on a NUL), and a text holding one."""
+    import base64
+
+    from tokbench.adapters.tiktoken_adapter import R50K_PAT_STR
+
+    tokens = [bytes([b]) for b in range(1, 256)] + [b"ab"]
+    spec = {"config": {"pattern": R50K_PAT_STR, "num_vocab_tokens": len(tokens),
+                       "default_vocab_size": 3 + len(tokens), "default_num_special_tokens": 3,
+                       "version": "v7"},
+            "vocab": [{"rank": r, "token_bytes": base64.b64encode(t).decode("ascii")}
+                      for r, t in enumerate(tokens)],
+            "special_tokens": [{"rank": r, "token_str": f"<s{r}>", "is_control": True}
+                               for r in range(3)]}
+    (tmp / "tekken.json").write_text(json.dumps(spec), encoding="utf-8")
+    (tmp / "nul").mkdir()
+    (tmp / "nul" / "a.txt").write_bytes(b"hello\nbad \x00 here\nfine text\n")
+
+
+def _panic_is_one_failure(tmp: Path, out: str) -> None:
+    data = _results("out")(tmp)
+    assert [(f["tokenizer"], f["doc_id"], f["error"][:15]) for f in data["failures"]] == [
+        ("file:tekken.json", "a.txt:2", "PanicException:")]
+    rows = {(r["tokenizer"], r["metric"]): r for r in data["rows"] if r["subset"] == "all"}
+    assert rows[("bytes", "tokens")]["value"] == 24  # every document of the other tokenizer
+    assert rows[("file:tekken.json", "roundtrip")]["failed_docs"] == 1
+    md = (tmp / "out" / "report.md").read_text(encoding="utf-8")
+    assert "| roundtrip ↑ | 100.00% | 100.00% (1 failed) |" in md, md
+    assert "file:tekken.json (1 failed)" in out  # the terminal summary says it too
+
+
+@contextlib.contextmanager
+def _history_locked(tmp: Path) -> Iterator[None]:
+    """Another process holds the history's write lock for the whole row."""
+    import subprocess
+    import sys
+
+    from tokbench.ci import history
+
+    code = ("import sqlite3, time\n"
+            "db = sqlite3.connect('h.sqlite', isolation_level=None)\n"
+            "db.execute('BEGIN EXCLUSIVE'); print('locked', flush=True); time.sleep(30)")
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=tmp, stdout=subprocess.PIPE,
+                            text=True)
+    wait, history.LOCK_TIMEOUT = history.LOCK_TIMEOUT, 0.5
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "locked"
+        yield
+    finally:
+        history.LOCK_TIMEOUT = wait
+        proc.kill()
+        proc.wait()
+
+
+def _history_of_good(tmp: Path) -> None:
+    _good_results(tmp)
+    assert main(["history", "--add", "good", "--history", "h.sqlite"]) == 0
+
+
+def _damaged_history(tmp: Path) -> None:
+    """A history with one page overwritten (``database disk image is malformed``)."""
+    _history_of_good(tmp)
+    data = bytearray((tmp / "h.sqlite").read_bytes())
+    data[4096 + 8:2 * 4096] = b"\xab" * (4096 - 8)  # the table of runs
+    (tmp / "h.sqlite").write_bytes(bytes(data))
+
+
+def _six_processes_create_a_history(tmp: Path) -> None:
+    """Six processes open the same new history at once, ten times: each one opens it."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork")
+    for trial in range(10):
+        barrier = ctx.Barrier(6)
+        queue = ctx.Queue()
+        procs = [ctx.Process(target=_open_history, args=(tmp / f"h{trial}.sqlite", barrier,
+                                                          queue)) for _ in range(6)]
+        for p in procs:
+            p.start()
+        got = [queue.get(timeout=60) for _ in procs]
+        for p in procs:
+            p.join(60)
+        assert got == ["ok"] * 6, got
+
+
+def _open_history(path: Path, barrier: Any, queue: Any) -> None:
+    from tokbench.ci.history import History
+
+    barrier.wait()
+    try:
+        with History(path) as h:
+            h.runs()
+        queue.put("ok")
+    except Exception as e:
+        queue.put(str(e))
+
+
+def _scheduler_without_workers(tmp: Path) -> None:
+    """A real Dask scheduler (127.0.0.1, stopped at the end) that has no worker."""
+    import subprocess
+    import sys
+    import time
+
+    import tokbench
+    from tokbench.engine import executors
+
+    pytest.importorskip("distributed")
+    proc = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host",
+                             "127.0.0.1", "--port", "0", "--no-dashboard", "--scheduler-file",
+                             str(tmp / "sched.json")], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    wait, executors.WORKER_WAIT = executors.WORKER_WAIT, 1.0
+    try:
+        deadline = time.monotonic() + 60
+        while not (tmp / "sched.json").exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(0.2)
+        address = json.loads((tmp / "sched.json").read_text(encoding="utf-8"))["address"]
+        tokbench.run(["bytes"], ["unicode"], ["compression"], executor="dask",
+                     scheduler=address)
+    finally:
+        executors.WORKER_WAIT = wait
+        proc.kill()
+        proc.wait()
+
+
 # -- the catalogue --------------------------------------------------------------------------------
 
 CASES: list[Case] = [
@@ -712,6 +838,45 @@ CASES: list[Case] = [
                                              *FAST, "-j", "1", "-o", "out"], exit=130,
          says="add --resume to continue it", before=[[*BYTES_ON_UNICODE, "-o", "out"]],
          around=_interrupted_after_first_shard, check=_earlier_out_kept_partial_beside),
+    # 4. one line instead of a traceback; the gate still runs
+    Case("history-write-locked", ["run", "-t", "bytes", "-s", "unicode", "--repeats", "1", "-m",
+                                  "compression", "--no-html", "--no-plots", "--history",
+                                  "h.sqlite", "--baseline", "good/results.json", "-o", "out"],
+         exit=0, says="history not recorded: h.sqlite: cannot open the history: another "
+                      "process holds it locked (0.5 s waited)",
+         setup=_history_of_good, around=_history_locked, check=_has("out/compare.md")),
+    Case("history-damaged-page-run", ["run", "-t", "bytes", "-s", "unicode", "--repeats", "1",
+                                      "-m", "compression", "--no-html", "--no-plots",
+                                      "--history", "h.sqlite", "-o", "out"], exit=0,
+         says="the file is damaged: move it away", setup=_damaged_history,
+         check=_has("out/results.json")),
+    Case("history-damaged-page-history", ["history", "bytes_per_token", "-t", "bytes", "-s",
+                                          "unicode", "--history", "h.sqlite"],
+         says="h.sqlite: cannot read the history (database disk image is malformed)",
+         setup=_damaged_history),
+    Case("scheduler-not-an-address", [*BYTES_ON_UNICODE, "--executor", "dask", "--scheduler",
+                                      "notaurl", "-o", "out"],
+         says="--scheduler 'notaurl' is not a scheduler address"),
+    Case("scheduler-ipv6-unclosed", [*BYTES_ON_UNICODE, "--executor", "dask", "--scheduler",
+                                     "tcp://[::1", "-o", "out"],
+         says="--scheduler 'tcp://[::1' is not a scheduler address"),
+    Case("scheduler-inproc", [*BYTES_ON_UNICODE, "--executor", "dask", "--scheduler",
+                              "inproc://x", "-o", "out"],
+         says="an inproc:// address only works inside the process that made it"),
+    # 5. a Rust panic is one document's failure, in this process and across processes
+    Case("rust-panic-one-document", ["run", "-t", "bytes,file:tekken.json", "-s", "text:nul",
+                                     *FAST[:-1], "-m", "compression,roundtrip", "-j", "1",
+                                     "-o", "out"], exit=0,
+         setup=_tekken_without_nul, check=_panic_is_one_failure),
+    Case("rust-panic-one-document-two-processes",
+         ["run", "-t", "bytes,file:tekken.json", "-s", "text:nul", *FAST[:-1], "-m",
+          "compression,roundtrip", "-j", "2", "-o", "out"], exit=0,
+         setup=_tekken_without_nul, check=_panic_is_one_failure),
+    # 6. a scheduler without workers: waited for, then one line
+    Case("scheduler-without-workers", _scheduler_without_workers,
+         says="has no workers (waited 1 s); start some with `dask worker"),
+    # 12. several processes creating one history at once
+    Case("history-created-by-six-at-once", _six_processes_create_a_history, exit=0),
 ]
 
 

@@ -218,6 +218,11 @@ class History:
         digest = hashlib.sha256(results.to_json().encode("utf-8")).hexdigest()
         key = (meta.git_commit or "", meta.created or "", machine.get("hostname") or "", digest)
         tokenizers, suites = meta.tokenizers, meta.suites
+        with self._errors("record the run in"):
+            # never add to a damaged file (an insert can succeed beside a broken page)
+            check = self.db.execute("PRAGMA quick_check(1)").fetchone()[0]
+            if check != "ok":
+                raise sqlite3.DatabaseError(f"quick_check: {check}")
         with self._errors("record the run in"), self.db:
             cur = self.db.execute(
                 "INSERT OR IGNORE INTO runs (git_commit, created, machine, digest, machine_json, "
