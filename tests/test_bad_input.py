@@ -618,6 +618,17 @@ def _scheduler_without_workers(tmp: Path) -> None:
         proc.wait()
 
 
+def _bidi_escaped(tmp: Path, out: str) -> None:
+    import re
+
+    md = (tmp / "out" / "report.md").read_text(encoding="utf-8")
+    page = (tmp / "out" / "report.html").read_text(encoding="utf-8")
+    shown = re.sub(r"<script.*?</script>", "", page, flags=re.S)  # data, not text on screen
+    assert "\u202e" not in md and "\u202e" not in shown
+    assert "ab&lt;U+202E&gt;cd" in md and "ab&lt;U+202E&gt;cd" in shown
+    assert "ab<U+202E>cd · all" in out and "\u202e" not in out
+
+
 # -- the catalogue --------------------------------------------------------------------------------
 
 CASES: list[Case] = [
@@ -844,7 +855,9 @@ CASES: list[Case] = [
                                   "h.sqlite", "--baseline", "good/results.json", "-o", "out"],
          exit=0, says="history not recorded: h.sqlite: cannot open the history: another "
                       "process holds it locked (0.5 s waited)",
-         setup=_history_of_good, around=_history_locked, check=_has("out/compare.md")),
+         setup=_history_of_good, around=_history_locked,
+         check=_both(_has("out/compare.md"), lambda tmp, out: main(  # OUT is still tokbench's
+             [*BYTES_ON_UNICODE, "--no-plots", "-o", "out"]) == 0)),
     Case("history-damaged-page-run", ["run", "-t", "bytes", "-s", "unicode", "--repeats", "1",
                                       "-m", "compression", "--no-html", "--no-plots",
                                       "--history", "h.sqlite", "-o", "out"], exit=0,
@@ -877,6 +890,11 @@ CASES: list[Case] = [
          says="has no workers (waited 1 s); start some with `dask worker"),
     # 12. several processes creating one history at once
     Case("history-created-by-six-at-once", _six_processes_create_a_history, exit=0),
+    # 13. bidi and control characters in names are spelled out, never applied
+    Case("bidi-override-in-suite-name", ["run", "-t", "bytes", "-s", "unicode?name=ab\u202ecd",
+                                         "--no-history", "--repeats", "1", "-m", "compression",
+                                         "--no-plots", "-o", "out"], exit=0,
+         check=_bidi_escaped),
 ]
 
 

@@ -65,7 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args._main(args) or 0)
     except TokbenchError as e:
-        from rich.markup import escape
+        from tokbench.cli.console import escape
 
         err_console().print(f"[bold red]tokbench: error:[/] {escape(str(e))}", highlight=False,
                             soft_wrap=True)

@@ -10,6 +10,16 @@ if TYPE_CHECKING:
     from rich.progress import Progress
 
 
+def escape(text: object) -> str:
+    """User text for rich markup: markup escaped, control and bidi characters spelled
+    ``<U+XXXX>`` (a U+202E in a name must not reorder the terminal line)."""
+    from rich.markup import escape as rich_escape
+
+    from tokbench.render.printable import printable
+
+    return rich_escape(printable(str(text)))
+
+
 @cache
 def console() -> Console:
     from rich.console import Console

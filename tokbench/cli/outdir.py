@@ -41,6 +41,8 @@ MARKER = ".tokbench-out.json"
 STATE_FILE = ".tokbench-state.json"
 #: what a run writes into its working folder before its last step
 RUN_FILES = ("results.json", STATE_FILE)
+#: what ``run --baseline`` writes into OUT after it is published
+LATER_FILES = ("compare.md",)
 #: the files of a folder written before markers existed (besides its plots)
 LEGACY_FILES = frozenset({"results.json", "results.csv", "report.md", "report.html",
                           "viewer.json", "compare.md"})
@@ -147,7 +149,7 @@ class OutputFolder:
     def publish(self, files: Iterable[str | Path] = ()) -> Path:
         """Replace ``OUT`` by the staging folder; of the old ``OUT`` only the files its
         marker lists are removed. ``files`` are what this run wrote besides ``RUN_FILES``."""
-        names = [*RUN_FILES, *(Path(f).name for f in files)]
+        names = [*RUN_FILES, *LATER_FILES, *(Path(f).name for f in files)]
         old = self.out.parent / f".{self.out.name}.old-{os.getpid()}"
         try:
             self._mark(self.staging, names, complete=True)

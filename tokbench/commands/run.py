@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from rich.markup import escape
+from tokbench.cli.console import escape
 
 from tokbench.engine.presets import PRESETS, get_preset
 from tokbench.errors import TokbenchError
@@ -234,7 +234,7 @@ class _Progress:
 def _print_summary(con: Any, results: Any, focus: dict[str, str] | None) -> None:
     """One table per suite: tokenizers as rows, headline metrics of the focus subset."""
     from rich import box
-    from rich.markup import escape
+    from tokbench.cli.console import escape
     from rich.table import Table as RichTable
 
     from tokbench.metrics import metric_info

@@ -23,6 +23,7 @@ from typing import Any
 from tokbench.atomic import write_atomic
 from tokbench.metrics import metric_info
 from tokbench.metrics.base import MetricInfo
+from tokbench.render.printable import printable
 from tokbench.render.tables import (
     ALL,
     Table,
@@ -45,7 +46,8 @@ CSP = ("default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
 
 
 def esc(text: object) -> str:
-    return html.escape(str(text), quote=True)
+    """Text as HTML, invisible and bidi control characters spelled ``<U+XXXX>``."""
+    return html.escape(printable(str(text)), quote=True)
 
 
 def _asset(name: str) -> str:

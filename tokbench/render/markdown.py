@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from tokbench.render.printable import printable
 from tokbench.render.tables import (
     Table,
     build_tables,
@@ -23,7 +24,7 @@ def _blank(value: object) -> object:
 def md_text(value: object) -> str:
     """User text (a tokenizer, suite or file name, an error) as literal Markdown: HTML
     characters as entities, Markdown syntax backslash-escaped, one line."""
-    text = " ".join(str(value).splitlines())
+    text = printable(" ".join(str(value).splitlines()))
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return _MD_SPECIAL.sub(r"\\\1", text)
 
