@@ -629,6 +629,23 @@ def _bidi_escaped(tmp: Path, out: str) -> None:
     assert "ab<U+202E>cd · all" in out and "\u202e" not in out
 
 
+def _report_digits_as_saved(tmp: Path) -> None:
+    """A value whose 4-digit form differs unrounded (1.9670) and as saved (1.96695 ->
+    1.9669): the run's report and ``tokbench report`` show the same digits."""
+    from tokbench.cli.output import write_outputs
+    from tokbench.render.markdown import render_markdown
+    from tokbench.results import Results
+
+    _good_results(tmp)
+    results = Results.load(tmp / "good")
+    row = next(r for r in results.rows if r.metric == "chars_per_token" and r.subset == "all")
+    row.value = 1.9669501
+    write_outputs(results, tmp / "run", plots=False, html=False)
+    md = (tmp / "run" / "report.md").read_text(encoding="utf-8")
+    assert md == render_markdown(Results.load(tmp / "run"))
+    assert "| chars_per_token ↑ | 1.9669 |" in md
+
+
 # -- the catalogue --------------------------------------------------------------------------------
 
 CASES: list[Case] = [
@@ -895,6 +912,8 @@ CASES: list[Case] = [
                                          "--no-history", "--repeats", "1", "-m", "compression",
                                          "--no-plots", "-o", "out"], exit=0,
          check=_bidi_escaped),
+    # 15. the run's report and `tokbench report` render the same (saved) values
+    Case("report-digits-as-saved", _report_digits_as_saved, exit=0),
 ]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -51,7 +52,11 @@ def write_outputs(results: Results, out_dir: str | Path, plots: bool = True,
     from tokbench.render.markdown import render_markdown
 
     out = Path(out_dir)
-    files = [write_results_atomic(results, out)]
+    text = results.to_json()
+    files = [atomic_write_text(out / "results.json", text)]
+    # everything else renders from the values as saved (rounded), as `tokbench report`
+    # does later from the file: both show the same digits
+    results = Results.from_dict(json.loads(text), str(files[0]))
     files.append(write_atomic(out / "results.csv", results.to_frame().to_csv(index=False)))
     pngs: list[Path] = []
     if plots:
