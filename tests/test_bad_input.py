@@ -646,6 +646,25 @@ def _report_digits_as_saved(tmp: Path) -> None:
     assert "| chars_per_token ↑ | 1.9669 |" in md
 
 
+def _rank_file(tmp: Path, rank: int) -> Path:
+    import base64
+
+    lines = [base64.b64encode(bytes([b])) + b" %d" % b for b in range(256)]
+    path = tmp / "ranks.tiktoken"
+    path.write_bytes(b"\n".join([*lines, base64.b64encode(b"ab") + b" %d" % rank]) + b"\n")
+    return path
+
+
+def _tiktoken_api(rank: int, **special: int) -> Callable[[Path], Any]:
+    """A rank file loaded through the API with its own pattern (no preset's size check)."""
+    def run(tmp: Path) -> Any:
+        from tokbench.adapters.tiktoken_adapter import R50K_PAT_STR, load
+
+        return load(_rank_file(tmp, rank), name="x", pat_str=R50K_PAT_STR,
+                    special_tokens=special)
+    return run
+
+
 # -- the catalogue --------------------------------------------------------------------------------
 
 CASES: list[Case] = [
@@ -914,6 +933,14 @@ CASES: list[Case] = [
          check=_bidi_escaped),
     # 15. the run's report and `tokbench report` render the same (saved) values
     Case("report-digits-as-saved", _report_digits_as_saved, exit=0),
+    # 17. a rank far beyond the number of tokens is refused at once (not 6 GB later)
+    Case("tiktoken-rank-far-beyond", _tiktoken_api(10 ** 8),
+         says="ranks.tiktoken:257: id 100,000,000 is far beyond the 257 tokens"),
+    Case("tiktoken-special-id-far-beyond", _tiktoken_api(256, **{"<|x|>": 10 ** 9}),
+         says="token b'<|x|>': id 1,000,000,000 is far beyond the 258 tokens"),
+    Case("tiktoken-rank-negative", _tiktoken_api(-5), says="ranks.tiktoken:257: rank -5 is "
+                                                           "negative"),
+    Case("tiktoken-gap-of-reserved-ids", _tiktoken_api(256, **{"<|x|>": 300}), exit=0),
 ]
 
 
