@@ -155,7 +155,7 @@ class History:
         try:
             version, tables = self._schema_state()
         finally:
-            self.db.isolation_level = ""
+            self.db.isolation_level = "DEFERRED"
         if version == 0 and not tables and create:
             # one transaction, taken before looking again: of several processes creating
             # a new history at once, one creates it and the others find it made
@@ -174,7 +174,7 @@ class History:
                     self.db.execute("ROLLBACK")
                     raise
             finally:
-                self.db.isolation_level = ""
+                self.db.isolation_level = "DEFERRED"
         if version > SCHEMA_VERSION:
             raise InputError(f"{self.path}: history schema version {version} is newer than this "
                              f"tokbench understands ({SCHEMA_VERSION}); upgrade tokbench")

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 from tokbench.cli.console import escape
-
 from tokbench.engine.presets import PRESETS, get_preset
 from tokbench.errors import TokbenchError
 
@@ -234,9 +233,9 @@ class _Progress:
 def _print_summary(con: Any, results: Any, focus: dict[str, str] | None) -> None:
     """One table per suite: tokenizers as rows, headline metrics of the focus subset."""
     from rich import box
-    from tokbench.cli.console import escape
     from rich.table import Table as RichTable
 
+    from tokbench.cli.console import escape
     from tokbench.metrics import metric_info
     from tokbench.render.tables import format_value, left_out_text, mark_best, tokenizer_order
 

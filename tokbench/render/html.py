@@ -29,7 +29,6 @@ from tokbench.render.tables import (
     Table,
     build_tables,
     cell_text,
-    format_value,
     left_out_text,
     summary_table,
     tokenizer_order,
