@@ -941,6 +941,17 @@ CASES: list[Case] = [
     Case("tiktoken-rank-negative", _tiktoken_api(-5), says="ranks.tiktoken:257: rank -5 is "
                                                            "negative"),
     Case("tiktoken-gap-of-reserved-ids", _tiktoken_api(256, **{"<|x|>": 300}), exit=0),
+    # beyond the list: `tokbench report --out` never overwrites a file it did not write
+    Case("report-out-holds-users-report", ["report", "good", "--out", "docs", "--no-viewer"],
+         says="--out docs holds 'report.html', which tokbench did not write",
+         setup=_good_results, files={"docs/report.html": "my own page"},
+         check=lambda tmp, out: (tmp / "docs" / "report.html").read_text(encoding="utf-8")
+         == "my own page" and not list(tmp.glob(".docs.report-*"))),
+    Case("report-into-its-run-folder-keeps-it-tokbenchs",
+         ["run", "-t", "bytes", "-s", "unicode", *FAST, "-o", "good"], exit=0,
+         before=[[*BYTES_ON_UNICODE, "--no-plots", "-o", "good"],
+                 ["report", "good", "--no-viewer"]],
+         check=_has("good/bytes_per_token_unicode.png")),
 ]
 
 

@@ -183,6 +183,33 @@ class OutputFolder:
              "complete": complete, "files": files}, indent=1) + "\n")
 
 
+def add_files(staged: Path, folder: Path, what: str) -> list[Path]:
+    """Move every file of ``staged`` into ``folder`` (created if need be) and list them in
+    its marker; a file already there that tokbench did not record is never overwritten
+    (refused with one line, before anything moves). ``staged`` is removed."""
+    folder.mkdir(parents=True, exist_ok=True)
+    entries = {p.name: p for p in folder.iterdir()}
+    marked = MARKER in entries
+    recorded = (_recorded(folder, entries) if marked else None) or _legacy(folder) or set()
+    names = sorted(p.name for p in staged.iterdir())
+    for name in names:
+        if name in entries and name not in recorded:
+            raise InputError(f"{what} {folder} holds {name!r}, which tokbench did not write; "
+                             "move it or give another --out (tokbench never overwrites files "
+                             "it did not write)")
+    files = (recorded if marked else {n for n in recorded if n in entries}) | set(names)
+    data: dict[str, Any] = {"tokbench": "output folder", "run": None, "complete": True}
+    if marked:
+        with contextlib.suppress(OSError, ValueError):
+            data.update(json.loads((folder / MARKER).read_text(encoding="utf-8")))
+    data.update(written=_now(), files=sorted(files - {MARKER}))
+    write_atomic(folder / MARKER, json.dumps(data, indent=1) + "\n")
+    for name in names:
+        os.replace(staged / name, folder / name)
+    staged.rmdir()
+    return [folder / n for n in names]
+
+
 def owned_files(folder: Path, what: str) -> list[str] | None:
     """The names of the files tokbench wrote into ``folder`` (its marker included);
     None when it does not exist. An empty folder owns nothing; a folder holding anything

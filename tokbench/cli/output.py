@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
 from tokbench.atomic import write_atomic
-from tokbench.results import Results
+from tokbench.results import Results, Row
 
 
 def atomic_write_text(target: str | Path, text: str) -> Path:
@@ -56,7 +55,8 @@ def write_outputs(results: Results, out_dir: str | Path, plots: bool = True,
     files = [atomic_write_text(out / "results.json", text)]
     # everything else renders from the values as saved (rounded), as `tokbench report`
     # does later from the file: both show the same digits
-    results = Results.from_dict(json.loads(text), str(files[0]))
+    results = Results(rows=[Row.from_dict(r.to_dict()) for r in results.rows],
+                      meta=results.meta, failures=results.failures)
     files.append(write_atomic(out / "results.csv", results.to_frame().to_csv(index=False)))
     pngs: list[Path] = []
     if plots:
