@@ -952,6 +952,10 @@ CASES: list[Case] = [
          before=[[*BYTES_ON_UNICODE, "--no-plots", "-o", "good"],
                  ["report", "good", "--no-viewer"]],
          check=_has("good/bytes_per_token_unicode.png")),
+    # beyond the list: markup in a tokenizer path, in `tokbench bench` too
+    Case("bench-markup-closing-tag-in-path", ["bench", "-t", "bytes,file:x[/]y.json", "--parts",
+                                              "footprint", "--budget", "1", "-o", "b"], exit=0,
+         says="skipped file:x[/]y.json:", files={"x[/]y.json": '{"junk": 1}'}),
 ]
 
 
