@@ -665,6 +665,15 @@ def _tiktoken_api(rank: int, **special: int) -> Callable[[Path], Any]:
     return run
 
 
+def _truncated_partial(tmp: Path) -> None:
+    """What a full disk can leave: the unfinished run's results.json cut in the middle."""
+    text = json.dumps(_good_results(tmp))
+    (tmp / "out.partial").mkdir()
+    (tmp / "out.partial" / "results.json").write_text(text[:len(text) // 2], encoding="utf-8")
+    (tmp / "out.partial" / ".tokbench-out.json").write_text(
+        json.dumps({"tokbench": "output folder", "files": ["results.json"]}), encoding="utf-8")
+
+
 # -- the catalogue --------------------------------------------------------------------------------
 
 CASES: list[Case] = [
@@ -956,6 +965,12 @@ CASES: list[Case] = [
     Case("bench-markup-closing-tag-in-path", ["bench", "-t", "bytes,file:x[/]y.json", "--parts",
                                               "footprint", "--budget", "1", "-o", "b"], exit=0,
          says="skipped file:x[/]y.json:", files={"x[/]y.json": '{"junk": 1}'}),
+    # beyond the list: an unfinished run's results.json cut short
+    Case("resume-of-a-truncated-partial", [*BYTES_ON_UNICODE, "--resume", "-o", "out"],
+         says="run without --resume to start afresh", setup=_truncated_partial,
+         check=_has("out.partial/results.json")),
+    Case("fresh-run-over-a-truncated-partial", [*BYTES_ON_UNICODE, "-o", "out"], exit=0,
+         setup=_truncated_partial, check=_rows_of("out", {"bytes"})),
 ]
 
 

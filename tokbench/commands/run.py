@@ -99,8 +99,12 @@ def main(args: argparse.Namespace) -> int:
         source = folder.resume_source() if args.resume else None
         # an empty Results still resumes the finished shards of a run killed before its
         # first finished unit
-        resume = Results.load(source) if source is not None else (
-            Results() if args.resume else None)
+        try:
+            resume = Results.load(source) if source is not None else (
+                Results() if args.resume else None)
+        except TokbenchError as e:  # e.g. cut short by a full disk
+            raise TokbenchError(f"--resume: {e}; run without --resume to start afresh "
+                                "(that unfinished run is then replaced)") from None
 
         tokenizers = conf.get("tokenizers")
         if tokenizers is not None:
