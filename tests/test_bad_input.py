@@ -971,6 +971,13 @@ CASES: list[Case] = [
          check=_has("out.partial/results.json")),
     Case("fresh-run-over-a-truncated-partial", [*BYTES_ON_UNICODE, "-o", "out"], exit=0,
          setup=_truncated_partial, check=_rows_of("out", {"bytes"})),
+    # beyond the list: a name a spreadsheet would run as a formula stays text in results.csv
+    Case("csv-formula-in-suite-name", ["run", "-t", "bytes", "-s",
+                                       'unicode?name==HYPERLINK("http://x";"y")', *FAST,
+                                       "--no-plots", "-o", "out"], exit=0,
+         check=lambda tmp, out: "bytes,\"'=HYPERLINK(\"\"http://x\"\";\"\"y\"\")\",all,"
+         in (tmp / "out" / "results.csv").read_text(encoding="utf-8")
+         and _results("out")(tmp)["rows"][0]["suite"].startswith("=HYPERLINK")),
 ]
 
 

@@ -57,7 +57,7 @@ def write_outputs(results: Results, out_dir: str | Path, plots: bool = True,
     # does later from the file: both show the same digits
     results = Results(rows=[Row.from_dict(r.to_dict()) for r in results.rows],
                       meta=results.meta, failures=results.failures)
-    files.append(write_atomic(out / "results.csv", results.to_frame().to_csv(index=False)))
+    files.append(write_atomic(out / "results.csv", _csv(results)))
     pngs: list[Path] = []
     if plots:
         from tokbench.render.plots import render_plots
@@ -72,3 +72,16 @@ def write_outputs(results: Results, out_dir: str | Path, plots: bool = True,
         viewer = viewer_for(results, out)
         files.append(write_html(results, out, [p.name for p in pngs], viewer))
     return files
+
+
+def _csv(results: Results) -> str:
+    """``results.csv``: one line per row; names a spreadsheet would run as formulas quoted."""
+    import pandas as pd
+
+    from tokbench.render.printable import spreadsheet_text
+
+    frame = results.to_frame()
+    for column in frame.columns:
+        if not pd.api.types.is_numeric_dtype(frame[column]):
+            frame[column] = frame[column].map(spreadsheet_text).astype(object)
+    return str(frame.to_csv(index=False))
