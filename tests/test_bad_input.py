@@ -450,8 +450,10 @@ def _big_jsonl(tmp: Path) -> None:
 
 def _documents(path: str, suite: str, documents: int) -> Callable[[Path, str], None]:
     def check(tmp: Path, out: str) -> None:
-        info = _results(path)(tmp)["meta"]["suites"][suite]
+        data = _results(path)(tmp)
+        info = data["meta"]["suites"][suite]
         assert info["documents"] == documents and info["subset_by"] is not None, info
+        assert any(r["metric"] == "throughput_mb_s" for r in data["rows"])  # timed, too
     return check
 
 

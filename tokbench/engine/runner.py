@@ -602,8 +602,14 @@ def _throughput_texts(suite: AnySuite, per_subset: bool) -> dict[str, list[str]]
     parallel suites, each language's documents. Deterministic, so two runs time the same
     text."""
     if getattr(suite, "streaming", False):
-        first = suite.shards()[0] if suite.shards() else None  # type: ignore[union-attr]
-        docs = first.read()[0] if first is not None else []
+        # the first shards holding documents (a shard may hold none: blank lines, a
+        # language filter), read up to a bound
+        docs: list[Any] = []
+        read = 0
+        for shard in suite.shards():  # type: ignore[union-attr]
+            if docs or read >= 16 * THROUGHPUT_SAMPLE_BYTES:
+                break
+            docs, read = shard.read()[0], read + shard.nbytes
     else:
         docs = suite.documents
     groups: dict[str, list[str]] = {}
