@@ -980,6 +980,10 @@ CASES: list[Case] = [
          check=lambda tmp, out: "bytes,\"'=HYPERLINK(\"\"http://x\"\";\"\"y\"\")\",all,"
          in (tmp / "out" / "results.csv").read_text(encoding="utf-8")
          and _results("out")(tmp)["rows"][0]["suite"].startswith("=HYPERLINK")),
+    # beyond the list: verifying a results.json without rows is no "all reproduce"
+    Case("verify-without-rows", ["verify", "bad.json"],
+         says="bad.json: no row to verify (0 rows, none deterministic)",
+         setup=_tampered(lambda d: d.update(rows=[]), "bad.json")),
 ]
 
 
