@@ -984,6 +984,19 @@ CASES: list[Case] = [
     Case("verify-without-rows", ["verify", "bad.json"],
          says="bad.json: no row to verify (0 rows, none deterministic)",
          setup=_tampered(lambda d: d.update(rows=[]), "bad.json")),
+    # beyond the list: environment variables
+    Case("pip-args-unclosed-quote", ["fetch", "gpt2"], says="$TOKBENCH_PIP_ARGS=\"--index-url "
+                                                              "'x\": No closing quotation",
+         env={"TOKBENCH_PIP_ARGS": "--index-url 'x"}),
+    Case("history-of-no-user", ["run", "-t", "bytes", "-s", "unicode", "--repeats", "1", "-m",
+                                "compression", "--no-html", "--no-plots", "-o", "out"], exit=0,
+         says="'~nosuchuser0' names no user whose home ~ could stand for",
+         env={"TOKBENCH_HISTORY": "~nosuchuser0/h.sqlite"},
+         check=lambda tmp, out: not (tmp / "~nosuchuser0").exists()),
+    Case("cache-of-no-user", ["fetch", "gpt2"], says="$TOKBENCH_CACHE=~nosuchuser0/c: "
+                                                     "'~nosuchuser0' names no user",
+         env={"TOKBENCH_CACHE": "~nosuchuser0/c"},
+         check=lambda tmp, out: not (tmp / "~nosuchuser0").exists()),
 ]
 
 

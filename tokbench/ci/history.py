@@ -106,6 +106,10 @@ class History:
 
     def __init__(self, path: str | Path, create: bool = True) -> None:
         self.path = Path(path)
+        if str(self.path).startswith("~"):  # ~user of no user: not a folder named "~user"
+            raise InputError(f"{self.path}: {str(self.path).split('/')[0]!r} names no user "
+                             f"whose home ~ could stand for; give a full --history path or "
+                             f"${ENV}")
         if not create and not self.path.exists():
             raise InputError(f"{self.path}: no history here yet; `tokbench run` records every "
                              f"run there (or pass --history PATH / set {ENV})")
