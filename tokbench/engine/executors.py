@@ -112,7 +112,7 @@ class ProcessExecutor:
                 task = retry.pop() if retry else next(todo, None)
                 if task is None:
                     break
-                pending[self._pool.submit(process_shard, task)] = task
+                pending[self._pool.submit(_shard_in_pool, task)] = task
             if not pending:
                 return
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
@@ -141,6 +141,20 @@ class ProcessExecutor:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+
+
+def _shard_in_pool(task: ShardTask) -> ShardResult:
+    """``process_shard`` in a pool worker: an error that cannot be pickled back (a
+    library's own exception type) comes back as a RuntimeError with its text, not as a
+    PicklingError that hides it."""
+    try:
+        return process_shard(task)
+    except Exception as e:
+        try:
+            pickle.loads(pickle.dumps(e))
+        except Exception:
+            raise RuntimeError(f"{type(e).__name__}: {e}") from None
+        raise
 
 
 def _pool_worker(run_id: str, specs: Sequence[tuple[str, object]], parent: int) -> None:
