@@ -471,14 +471,15 @@ def _corpus_changed_during_run(tmp: Path) -> None:
 
 
 @contextlib.contextmanager
-def _interrupted_after_first_shard(tmp: Path) -> Iterator[None]:
+def _interrupted_after_first_shard(tmp: Path, at: int = 2) -> Iterator[None]:
+    """Ctrl-C as shard ``at`` of the run starts."""
     from tokbench.engine import executors
 
     real, seen = executors.process_shard, []
 
     def interrupt(task: Any) -> Any:
         seen.append(task)
-        if len(seen) == 2:
+        if len(seen) == at:
             raise KeyboardInterrupt
         return real(task)
     executors.process_shard = interrupt  # type: ignore[assignment]
@@ -674,6 +675,20 @@ def _truncated_partial(tmp: Path) -> None:
     (tmp / "out.partial" / "results.json").write_text(text[:len(text) // 2], encoding="utf-8")
     (tmp / "out.partial" / ".tokbench-out.json").write_text(
         json.dumps({"tokbench": "output folder", "files": ["results.json"]}), encoding="utf-8")
+
+
+def _interrupted_twice(tmp: Path) -> None:
+    """Ctrl-C, then Ctrl-C of the --resume before its first checkpoint: the units the first
+    run finished are still beside OUT."""
+    argv = ["run", "-t", "bytes", "-s", "unicode,numbers", *FAST, "-j", "1", "-o", "out"]
+    with _interrupted_after_first_shard(tmp):
+        assert main(argv) == 130
+    with _interrupted_after_first_shard(tmp, at=1):
+        assert main([*argv, "--resume"]) == 130
+    rows = _results("out.partial")(tmp)["rows"]
+    assert {r["suite"] for r in rows} == {"unicode"}, rows
+    assert main([*argv, "--resume"]) == 0
+    assert {r["suite"] for r in _results("out")(tmp)["rows"]} == {"unicode", "numbers"}
 
 
 # -- the catalogue --------------------------------------------------------------------------------
@@ -997,6 +1012,7 @@ CASES: list[Case] = [
                                                      "'~nosuchuser0' names no user",
          env={"TOKBENCH_CACHE": "~nosuchuser0/c"},
          check=lambda tmp, out: not (tmp / "~nosuchuser0").exists()),
+    Case("interrupted-resume-keeps-the-finished-units", _interrupted_twice, exit=0),
 ]
 
 

@@ -156,7 +156,9 @@ def _run(folder: Any, tokenizers: list[str] | None, suites: list[Any],
     from tokbench.engine.runner import run
 
     # finished shards of a killed or interrupted run carry over into this one on --resume
-    staging = folder.start(carry=(STATE_FILE,) if args.resume else ())
+    # the earlier unfinished run's results too: an interruption before this run's first
+    # checkpoint must not lose them
+    staging = folder.start(carry=(STATE_FILE, "results.json") if args.resume else ())
     checkpoint = Checkpoint(staging)
 
     def on_unit(results: Any) -> None:
