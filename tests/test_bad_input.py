@@ -691,6 +691,20 @@ def _interrupted_twice(tmp: Path) -> None:
     assert {r["suite"] for r in _results("out")(tmp)["rows"]} == {"unicode", "numbers"}
 
 
+def _tokenizer_changed_during_run(tmp: Path) -> None:
+    """The tokenizer file rewritten after the run loaded it, before its workers load it."""
+    import tokbench
+
+    _tekken_without_nul(tmp)
+
+    def progress(event: str, info: dict[str, Any]) -> None:
+        if event == "start":  # tokenizers loaded, suites planned, no worker started yet
+            with open(tmp / "tekken.json", "a", encoding="utf-8") as f:
+                f.write("\n")
+    tokbench.run(["file:tekken.json"], ["unicode"], ["compression"], jobs=2,
+                 progress=progress)
+
+
 # -- the catalogue --------------------------------------------------------------------------------
 
 CASES: list[Case] = [
@@ -1013,6 +1027,9 @@ CASES: list[Case] = [
          env={"TOKBENCH_CACHE": "~nosuchuser0/c"},
          check=lambda tmp, out: not (tmp / "~nosuchuser0").exists()),
     Case("interrupted-resume-keeps-the-finished-units", _interrupted_twice, exit=0),
+    # beyond the list: a tokenizer file changed during the run (workers load it again)
+    Case("tokenizer-file-changed-during-the-run", _tokenizer_changed_during_run,
+         says="tokenizer file:tekken.json: its file changed during the run"),
 ]
 
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from tokbench.constants import ALL, PIVOT, VOCAB_SUITE
 from tokbench.engine.state import RunState, SuiteProgress, unit_key
-from tokbench.engine.work import InlineDocs, ShardResult, ShardTask
+from tokbench.engine.work import InlineDocs, PinnedSpec, ShardResult, ShardTask
 from tokbench.environment import git_commit, machine_info
 from tokbench.errors import InputError, TokbenchError, tokenizer_raised
 from tokbench.metrics import metrics_of, resolve_families
@@ -258,7 +258,7 @@ class _Run:
         run_id = uuid.uuid4().hex
         names = sorted({n for p in plans for n in p.tokenizers})
         executor.start(run_id, [(n, self.toks[n]) for n in names],
-                       [(n, self.specs[n]) for n in names])
+                       [(n, self._pinned(n)) for n in names])
         by_suite = {p.suite.name: p for p in plans}
         for result in executor.map(self._tasks(plans, run_id)):
             plan = by_suite[result.suite]
@@ -267,6 +267,12 @@ class _Run:
             self.notify("shard", {"suite": result.suite, "bytes": result.nbytes})
             if plan.finished:
                 self._finish(plan, state)
+
+    def _pinned(self, name: str) -> object:
+        """How a worker loads tokenizer ``name``: a spec of a file is pinned to the hash
+        this run recorded."""
+        spec, sha = self.specs[name], self.toks[name].source.sha256
+        return PinnedSpec(spec, sha) if isinstance(spec, str) and sha else spec
 
     def _tasks(self, plans: list[_Plan], run_id: str) -> Iterator[ShardTask]:
         for p in plans:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from tokbench.constants import ALL
-from tokbench.errors import tokenizer_raised
+from tokbench.errors import InputError, TokbenchError, tokenizer_raised
 from tokbench.metrics.compute import (
     SuiteLayout,
     TokenTable,
@@ -104,7 +104,29 @@ class Toolkit:
 
 
 _TOOLKITS: dict[str, Toolkit] = {}
+_FAILED: dict[str, TokbenchError] = {}  # run id -> why its tokenizers did not load here
 _LOCK = threading.Lock()
+
+
+@dataclass(frozen=True)
+class PinnedSpec:
+    """A tokenizer spec and the sha256 of the file the run loaded it from: a worker that
+    loads it again refuses a file changed since (it would measure another tokenizer
+    under the recorded hash)."""
+
+    spec: str
+    sha256: str
+
+    def __call__(self) -> Tokenizer:
+        from tokbench.loading.loader import load_tokenizer
+
+        tok = load_tokenizer(self.spec)
+        now = tok.source.sha256
+        if now and now != self.sha256:
+            raise InputError(f"tokenizer {self.spec}: its file changed during the run (sha256 "
+                             f"{now[:12]} now, {self.sha256[:12]} when the run started); rerun "
+                             "once it is no longer being written")
+        return tok
 
 
 def install(run_id: str, tokenizers: Sequence[tuple[str, Tokenizer]]) -> None:
@@ -117,9 +139,13 @@ def install_from_specs(run_id: str, payload: Sequence[tuple[str, object]]) -> No
     """Load a run's tokenizers in a worker: ``payload`` holds (name, how to get it): a
     spec string, a picklable zero-argument factory, or the tokenizer object itself."""
     with _LOCK:
-        if run_id in _TOOLKITS:
+        if run_id in _TOOLKITS or run_id in _FAILED:
             return
-        loaded = [(name, materialize(spec)) for name, spec in payload]
+        try:
+            loaded = [(name, materialize(spec)) for name, spec in payload]
+        except TokbenchError as e:  # said by the first shard (a pool's initializer cannot)
+            _FAILED[run_id] = e
+            return
         _TOOLKITS.clear()  # one run at a time per worker: free the previous run's
         _TOOLKITS[run_id] = Toolkit(loaded)
 
@@ -144,6 +170,8 @@ def materialize(spec: object) -> Tokenizer:
 def process_shard(task: ShardTask) -> ShardResult:
     """Read, encode, decode and measure one shard with every tokenizer of the run."""
     toolkit = _TOOLKITS.get(task.run_id)
+    if toolkit is None and task.run_id in _FAILED:
+        raise _FAILED[task.run_id]
     if toolkit is None:
         raise RuntimeError(f"tokenizers of run {task.run_id} are not loaded in this worker")
     timings: dict[str, float] = {}
