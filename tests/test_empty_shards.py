@@ -68,3 +68,39 @@ def test_a_shard_changed_in_place_is_refused(tmp_path: Path) -> None:
     with pytest.raises(InputError, match=r"a\.txt: file changed during the run \(bytes 0-23, "
                                          r"line 1 on"):
         shard.read()
+
+
+SENTENCES = st.text(st.sampled_from("ab 12.\u00e9\u4e2d"), min_size=1, max_size=10)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(texts=st.lists(st.tuples(SENTENCES, SENTENCES), min_size=1, max_size=6),
+       cuts=st.lists(st.integers(0, 12), max_size=6))
+def test_any_cut_of_a_parallel_suite_gives_the_rows_of_the_uncut_run(
+        texts: list[tuple[str, str]], cuts: list[int]) -> None:
+    """In-memory shards cut anywhere, empty ones included (premium and fairness too)."""
+    from unittest import mock
+
+    from tokbench.engine import runner
+    from tokbench.engine.work import InlineDocs
+    from tokbench.suites.model import Document, Suite
+
+    docs = [Document(f"{lang}:{i}", lang, "d", pair[k], align=str(i))
+            for i, pair in enumerate(texts) for k, lang in enumerate(("eng_Latn", "deu_Latn"))]
+    suite = Suite("par", "1", docs, parallel=True, subset_by="lang")
+    bounds = sorted({0, len(docs), *(min(c, len(docs)) for c in cuts)})
+    bounds = [0, *bounds, *bounds[-1:]]  # an empty first and last shard as well
+
+    def cut(s: Any, workers: int) -> tuple[list[Any], int]:
+        return [InlineDocs(tuple(s.documents[a:b]), sum(len(d.text.encode()) for d in
+                                                        s.documents[a:b]))
+                for a, b in zip(bounds, bounds[1:], strict=False)], -1
+
+    def rows() -> list[tuple[Any, ...]]:
+        res = tokbench.run(["bytes", "chars"], [suite], [*FAMILIES, "premium"], jobs=1)
+        return sorted((r.tokenizer, r.subset, r.metric, r.value) for r in res.rows)
+
+    whole = rows()
+    with mock.patch.object(runner, "_shards", cut):
+        assert rows() == whole
+    assert any(m == "premium" for _, _, m, _ in whole)
