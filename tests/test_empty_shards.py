@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import itertools
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -94,7 +95,7 @@ def test_any_cut_of_a_parallel_suite_gives_the_rows_of_the_uncut_run(
     def cut(s: Any, workers: int) -> tuple[list[Any], int]:
         return [InlineDocs(tuple(s.documents[a:b]), sum(len(d.text.encode()) for d in
                                                         s.documents[a:b]))
-                for a, b in zip(bounds, bounds[1:], strict=False)], -1
+                for a, b in itertools.pairwise(bounds)], -1
 
     def rows() -> list[tuple[Any, ...]]:
         res = tokbench.run(["bytes", "chars"], [suite], [*FAMILIES, "premium"], jobs=1)
