@@ -125,8 +125,9 @@ def main(args: argparse.Namespace) -> int:
 def _print_summary(con: Any, results: Any) -> None:
     """One line per tokenizer: the headline figures, each with its clock."""
     from rich import box
-    from rich.markup import escape
     from rich.table import Table
+
+    from tokbench.cli.console import escape
 
     by = {r.key: r for r in results.rows}
     table = Table(title="speed (wall clock unless marked CPU)", title_justify="left",

@@ -15,11 +15,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from rich.markup import escape
     from rich.table import Table
 
     from tokbench.ci.verify import verify
-    from tokbench.cli.console import console
+    from tokbench.cli.console import console, escape
     from tokbench.errors import InputError
     from tokbench.metrics import metric_info
     from tokbench.results import Results
