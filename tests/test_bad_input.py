@@ -705,6 +705,22 @@ def _tokenizer_changed_during_run(tmp: Path) -> None:
                  progress=progress)
 
 
+def _user_file_appears_during_the_run(tmp: Path) -> None:
+    """A file of the user's dropped into OUT while a run works: OUT is not replaced."""
+    from tokbench.cli.outdir import OutputFolder
+
+    assert main([*BYTES_ON_UNICODE, "--no-plots", "-o", "out"]) == 0
+    with OutputFolder("out") as folder:
+        staging = folder.start()
+        (staging / "results.json").write_text("{}", encoding="utf-8")
+        (tmp / "out" / "notes.txt").write_text("mine", encoding="utf-8")
+        try:
+            folder.publish()
+        finally:
+            assert (tmp / "out" / "notes.txt").read_text(encoding="utf-8") == "mine"
+            assert (tmp / "out.partial" / "results.json").is_file()
+
+
 # -- the catalogue --------------------------------------------------------------------------------
 
 CASES: list[Case] = [
@@ -1030,6 +1046,10 @@ CASES: list[Case] = [
     # beyond the list: a tokenizer file changed during the run (workers load it again)
     Case("tokenizer-file-changed-during-the-run", _tokenizer_changed_during_run,
          says="tokenizer file:tekken.json: its file changed during the run"),
+    Case("user-file-appears-in-out-during-the-run", _user_file_appears_during_the_run,
+         says="holds 'notes.txt', which tokbench did not write; move it out or give another "
+              "folder (tokbench never deletes files it did not write); this run's files are in "
+              "out.partial"),
 ]
 
 

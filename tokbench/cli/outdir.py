@@ -153,7 +153,10 @@ class OutputFolder:
         old = self.out.parent / f".{self.out.name}.old-{os.getpid()}"
         try:
             self._mark(self.staging, names, complete=True)
-            recorded = owned_files(self.out, "--out") if self.out.exists() else None
+            try:
+                recorded = owned_files(self.out, "--out") if self.out.exists() else None
+            except InputError as e:  # a file of the user's appeared in OUT during the run
+                raise InputError(f"{e}; this run's files are in {self.staging}") from None
             if recorded is not None:
                 os.replace(self.out, old)
             os.replace(self.staging, self.out)
