@@ -45,6 +45,13 @@ class Checkpoint:
             self._written_at = time.monotonic()
 
 
+def as_saved(results: Results) -> Results:
+    """``results`` with every row as ``results.json`` holds it (rounded): what every view
+    renders, so the run's reports, its terminal summary and `tokbench report` agree."""
+    return Results(rows=[Row.from_dict(r.to_dict()) for r in results.rows],
+                   meta=results.meta, failures=results.failures)
+
+
 def write_outputs(results: Results, out_dir: str | Path, plots: bool = True,
                   html: bool = True) -> list[Path]:
     """Every file of a finished run; returns their paths."""
@@ -55,8 +62,7 @@ def write_outputs(results: Results, out_dir: str | Path, plots: bool = True,
     files = [atomic_write_text(out / "results.json", text)]
     # everything else renders from the values as saved (rounded), as `tokbench report`
     # does later from the file: both show the same digits
-    results = Results(rows=[Row.from_dict(r.to_dict()) for r in results.rows],
-                      meta=results.meta, failures=results.failures)
+    results = as_saved(results)
     files.append(write_atomic(out / "results.csv", _csv(results)))
     pngs: list[Path] = []
     if plots:

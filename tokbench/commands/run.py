@@ -133,7 +133,9 @@ def main(args: argparse.Namespace) -> int:
     for err in errors:
         err_console().print(f"[yellow]skipped {escape(err.subject)}:[/] "
                             f"{escape(err.error)}", highlight=False)
-    _print_summary(console(), results, conf.get("focus"))
+    from tokbench.cli.output import as_saved
+
+    _print_summary(console(), as_saved(results), conf.get("focus"))
     console().print(escape(f"wrote {', '.join(str(f) for f in files)}"), highlight=False)
     from tokbench.cli.gate import gate
 
