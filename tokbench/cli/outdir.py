@@ -60,6 +60,8 @@ class OutputFolder:
 
     def __init__(self, out: str | Path) -> None:
         self.out = Path(out)
+        if self.out.is_symlink() and self.out.is_dir():  # the folder it points to is OUT
+            self.out = self.out.resolve()
         self.lock_path = self.out.parent / f".{self.out.name}.lock"
         self.staging = self.out.parent / f"{self.out.name}.partial"
         self.legacy_staging = self.out.parent / f".{self.out.name}.partial"  # before markers
