@@ -1050,6 +1050,9 @@ CASES: list[Case] = [
          says="holds 'notes.txt', which tokbench did not write; move it out or give another "
               "folder (tokbench never deletes files it did not write); this run's files are in "
               "out.partial"),
+    Case("out-holds-only-file-browser-litter", [*BYTES_ON_UNICODE, "--no-plots", "-o", "out"],
+         exit=0, files={"out/.DS_Store": b"\x00\x00\x00\x01Bud1"},
+         check=_rows_of("out", {"bytes"})),
 ]
 
 

@@ -47,6 +47,8 @@ LATER_FILES = ("compare.md",)
 LEGACY_FILES = frozenset({"results.json", "results.csv", "report.md", "report.html",
                           "viewer.json", "compare.md"})
 LEGACY_PLOTS = ("premium", "fairness", "bytes_per_token", "fertility_japanese")
+#: what file browsers leave in any folder they show (recreated at will): never refused
+LITTER = frozenset({".DS_Store", "Thumbs.db", "desktop.ini"})
 #: ``atomic_open``'s temporary file of NAME (left only by ``kill -9`` mid-write)
 _TEMP = re.compile(r"^\.(?P<name>.+)\.[A-Za-z0-9_]+\.tmp$")
 
@@ -222,8 +224,8 @@ def owned_files(folder: Path, what: str) -> list[str] | None:
     if not folder.is_dir():
         return None
     entries = {p.name: p for p in folder.iterdir()}
-    if not entries:
-        return []
+    if not set(entries) - LITTER:  # empty, but for what a file browser left
+        return list(entries)
     recorded = _recorded(folder, entries)
     if recorded is None:
         known = _legacy(folder) or LEGACY_FILES
@@ -255,7 +257,7 @@ def _recorded(folder: Path, entries: dict[str, Path]) -> set[str] | None:
             files = None
         if isinstance(files, list) and all(isinstance(f, str) and "/" not in f
                                            and f not in ("", ".", "..") for f in files):
-            return {*files, MARKER}
+            return {*files, MARKER, *LITTER}
         raise InputError(f"{folder / MARKER} is not a readable tokbench marker; remove it only "
                          "if the folder holds nothing of yours, or give another folder")
     names = _legacy(folder)
@@ -278,7 +280,7 @@ def _legacy(folder: Path) -> set[str] | None:
         return None
     plots = {"throughput.png"} | {f"{kind}_{safe_filename(s)}.png"
                                   for s in suites for kind in LEGACY_PLOTS}
-    return set(LEGACY_FILES) | plots | {STATE_FILE}
+    return set(LEGACY_FILES) | plots | {STATE_FILE} | LITTER
 
 
 def _remove(folder: Path, names: Sequence[str] | None) -> None:
