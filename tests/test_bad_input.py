@@ -88,6 +88,44 @@ def _preset(name: str) -> Callable[[Path], Any]:
     return run
 
 
+def _gold(content: bytes, name: str = "gold.csv") -> Callable[[Path], Any]:
+    def run(tmp: Path) -> Any:
+        from tokbench.suites.morph_gold import read_gold
+
+        (tmp / name).write_bytes(content)
+        return read_gold(tmp / name)
+    return run
+
+
+def _analyzer_without(module: str, make: Callable[[], Any]) -> Callable[[Path], Any]:
+    """Load a morphological analyzer as if ``module`` were not installed."""
+    def run(tmp: Path) -> Any:
+        import sys
+
+        saved = sys.modules.get(module)
+        sys.modules[module] = None  # type: ignore[assignment]  # import now fails
+        try:
+            return make().load()
+        finally:
+            if saved is None:
+                del sys.modules[module]
+            else:
+                sys.modules[module] = saved
+    return run
+
+
+def _sudachi() -> Any:
+    from tokbench.suites.morphemes import SudachiAnalyzer
+
+    return SudachiAnalyzer("A")
+
+
+def _kiwi() -> Any:
+    from tokbench.suites.morphemes import KiwiAnalyzer
+
+    return KiwiAnalyzer()
+
+
 ROWS: list[tuple[str, Callable[[Path], Any], type[TokbenchError], str]] = [
     ("C array not in the header", _recipe("c-byte-array", b"static const unsigned char a[] = "
                                                          b"{ 0x41 };", symbol="b"),
@@ -116,6 +154,22 @@ ROWS: list[tuple[str, Callable[[Path], Any], type[TokbenchError], str]] = [
      HashMismatchError, r"vocab\.txt: sha256 mismatch, expected 0{64}"),
     ("unknown preset", _preset("japanes"), UnknownNameError,
      "unknown preset 'japanes'; did you mean 'japanese'"),
+    # morpheme boundaries (issue 23): gold files and analyzers
+    ("gold segmentation that does not spell its word",
+     _gold(b"word,segmentation\ncats,cat+s\nwalked,walk+d\n"), InputError,
+     r"gold\.csv:3: segmentation 'walk\+d' does not spell the word 'walked'"),
+    ("MorphScore item whose parts do not spell the word",
+     _gold(b",full_word,pt1,rest\n0,walked,walk,et\n"), InputError,
+     r"gold\.csv:2: segmentation 'walk\+et' does not spell the word 'walked'"),
+    ("gold JSONL line that is not JSON", _gold(b'{"word": "cats"\n', "gold.jsonl"),
+     InputError, r"gold\.jsonl:1: not JSON"),
+    ("gold file of unknown type", _gold(b"cats cat+s\n", "gold.txt"), InputError,
+     r"unknown gold file type \.txt; use \.csv, \.tsv or \.jsonl"),
+    ("Sudachi not installed", _analyzer_without("sudachipy", _sudachi), TokbenchError,
+     r"'sudachipy' is not installed \(needed for Sudachi morpheme boundaries\); run: "
+     r'pip install "tokbench\[morph\]"'),
+    ("Kiwi not installed", _analyzer_without("kiwipiepy", _kiwi), TokbenchError,
+     r'run: pip install "tokbench\[morph\]"'),
 ]
 
 
@@ -153,6 +207,8 @@ CLI_ROWS = [
     (["run", "-t", "bytes", "-s", "numbers", "--fertility", "isolated", "--no-history",
       "-o", "{tmp}/run"], "ENCODING one of context, alone, alone_space"),
     (["verify", "{tmp}/nonexistent"], "nonexistent: no such results file; pass a results.json"),
+    (["run", "-t", "bytes", "-s", "numbers", "--morph-gold", "{tmp}/missing.csv",
+      "--no-history", "-o", "{tmp}/run"], "missing.csv: cannot read it (No such file"),
     # speed profiles: tokbench bench
     (["bench", "--parts", "latency,warp", "-t", "gpt2"],
      "--parts: unknown part(s) warp; choose from latency, rate, threads, scaling, footprint"),
@@ -721,6 +777,52 @@ def _user_file_appears_during_the_run(tmp: Path) -> None:
             assert (tmp / "out.partial" / "results.json").is_file()
 
 
+def _duplicate_bpt(value_factor: float) -> Callable[[dict[str, Any]], None]:
+    """Append a second ``bytes · unicode · all · bytes_per_token`` row (value times factor)."""
+    def change(data: dict[str, Any]) -> None:
+        row = next(r for r in data["rows"] if r["metric"] == "bytes_per_token"
+                   and r["subset"] == "all")
+        data["rows"].append({**row, "value": row["value"] * value_factor})
+    return change
+
+
+def _renamed(data: dict[str, Any]) -> None:
+    """Every row and the meta of tokenizer 'bytes' renamed 'other'."""
+    for r in data["rows"]:
+        r["tokenizer"] = "other"
+    data["meta"]["tokenizers"] = {"other": data["meta"]["tokenizers"]["bytes"]}
+
+
+@contextlib.contextmanager
+def _crashing_compare(tmp: Path) -> Iterator[None]:
+    """``compare`` raising what no one expected (a Rust panic is a BaseException too)."""
+    class Panic(BaseException):
+        pass
+
+    def boom(*args: Any, **kwargs: Any) -> Any:
+        raise Panic("called `Option::unwrap()` on a `None` value\nsecond line")
+    mp = pytest.MonkeyPatch()
+    mp.setattr("tokbench.ci.compare.compare", boom)
+    try:
+        yield
+    finally:
+        mp.undo()
+
+
+TIMINGS_ONLY = ["run", "-t", "bytes", "-s", "unicode", "--no-history", "--repeats", "1",
+                "-m", "throughput", "--no-html", "--no-plots"]
+
+
+def _quiet_copy(tmp: Path) -> None:
+    """A timings-only run ``t1`` taken with a whole CPU, and the same run as ``t1.json``."""
+    assert main([*TIMINGS_ONLY, "-o", "t1"]) == 0
+    data = _results("t1")(tmp)
+    for r in data["rows"]:
+        r["cpu_share"] = 1.0
+    for path in (tmp / "t1" / "results.json", tmp / "t1.json"):
+        path.write_text(json.dumps(data), encoding="utf-8")
+
+
 # -- the catalogue --------------------------------------------------------------------------------
 
 CASES: list[Case] = [
@@ -889,6 +991,49 @@ CASES: list[Case] = [
          says="bad.json: meta.errors[0].error must be a string, got an integer",
          setup=_tampered(lambda d: d["meta"].update(errors=[{"tokenizer": "x", "error": 1}]),
                          "bad.json")),
+    # issue 20.10, 20.11 and 21.2: a comparison refuses what it cannot judge, never passes it
+    Case("compare-meta-deleted", ["compare", "good", "bad.json"],
+         says="bad.json: 'meta' has no tokenizers/suites/settings (was it edited?)",
+         setup=_tampered(lambda d: d.pop("meta"), "bad.json")),
+    Case("compare-meta-emptied", ["compare", "bad.json", "good"],
+         says="bad.json: 'meta' has no tokenizers/suites/settings",
+         setup=_tampered(lambda d: d.update(meta={}), "bad.json")),
+    Case("compare-suite-hash-deleted", ["compare", "good", "bad.json"],
+         says="bad.json: row bytes · unicode · all · bytes_per_token: suite 'unicode' has no "
+              "content hash in 'meta.suites'",
+         setup=_tampered(lambda d: d["meta"]["suites"]["unicode"].pop("sha256"), "bad.json")),
+    Case("compare-tokenizer-not-described", ["compare", "good", "bad.json"],
+         says="tokenizer 'bytes' is not described in 'meta.tokenizers'",
+         setup=_tampered(lambda d: d["meta"].update(tokenizers={}), "bad.json")),
+    Case("baseline-meta-deleted", ["run", "-t", "bytes", "-s", "unicode", *FAST[:-1],
+                                   "--baseline", "bad.json", "-o", "out"],
+         says="'meta' has no tokenizers/suites/settings",
+         setup=_tampered(lambda d: d.pop("meta"), "bad.json"),
+         check=lambda tmp, out: not (tmp / "out").exists()),
+    Case("compare-duplicate-rows-conflicting", ["compare", "good", "dup.json"],
+         says="dup.json: row bytes · unicode · all · bytes_per_token appears twice with "
+              "different values (1.0 and 2.0)",
+         setup=_tampered(_duplicate_bpt(2.0), "dup.json")),
+    Case("compare-duplicate-rows-identical", ["compare", "good", "dup.json"], exit=0,
+         setup=_tampered(_duplicate_bpt(1.0), "dup.json")),
+    Case("compare-nothing-in-common", ["compare", "good", "other.json"],
+         says="nothing was compared: good and other.json have no row in common",
+         setup=_tampered(_renamed, "other.json")),
+    Case("compare-suite-changed-nothing-comparable", ["compare", "good", "bad.json"],
+         says="nothing was compared: none of the 48 rows can be compared: suite 'unicode' "
+              "content changed",
+         setup=_tampered(lambda d: d["meta"]["suites"]["unicode"].update(sha256="0" * 64),
+                         "bad.json")),
+    Case("compare-only-timings", ["compare", "t1", "t2"],
+         says="timings are judged only when asked for: pass --fail throughput:15%",
+         before=[[*TIMINGS_ONLY, "-o", "t1"], [*TIMINGS_ONLY, "-o", "t2"]]),
+    Case("compare-only-timings-asked", ["compare", "t1", "t1.json", "--fail", "throughput:15%"],
+         exit=0, setup=_quiet_copy),
+    # issue 20.3: a crash is exit 2 (a failure), never 1 (a regression), in one line
+    Case("compare-crash-is-not-a-regression", ["compare", "good", "good"],
+         says="internal error in", setup=_good_results, around=_crashing_compare,
+         check=lambda tmp, out: "Panic: called `Option::unwrap()` on a `None` value second "
+                                "line; a bug in tokbench, not a regression" in out),
     Case("report-failure-document-a-list", ["report", "bad.json", "--out", "r"],
          says="bad.json: failures[0].doc_id must be a string or an integer or null, got an "
               "array",
@@ -1053,6 +1198,25 @@ CASES: list[Case] = [
     Case("out-holds-only-file-browser-litter", [*BYTES_ON_UNICODE, "--no-plots", "-o", "out"],
          exit=0, files={"out/.DS_Store": b"\x00\x00\x00\x01Bud1"},
          check=_rows_of("out", {"bytes"})),
+    # issue 21
+    # 13. a text: folder of other extensions names them and the option that reads them
+    Case("text-folder-without-txt", ["run", "-t", "bytes", "-s", "text:fl", *FAST,
+                                     "-o", "out"],
+         says="text:fl: no .txt or .jsonl files in this folder; it holds .dev, .devtest "
+              "files: read them as text (one document per line) with ?glob=*.dev,*.devtest",
+         files={"fl/eng_Latn.dev": "one\ntwo\n", "fl/jpn_Jpan.devtest": "三\n"}),
+    Case("text-folder-glob", ["run", "-t", "bytes", "-s", "text:fl?glob=*.dev,*.devtest",
+                              *FAST, "--no-plots", "-o", "out"], exit=0,
+         files={"fl/eng_Latn.dev": "one\ntwo\n", "fl/jpn_Jpan.devtest": "三\n",
+                "fl/notes.md": "not read\n"},
+         check=lambda tmp, out: _results("out")(tmp)["meta"]["suites"]["text:fl"][
+             "documents"] == 3),
+    #     an unknown metric is refused before any tokenizer is fetched (test_answers.py
+    #     checks that nothing is fetched)
+    Case("unknown-metric", ["run", "-t", "gpt2", "-s", "unicode", "-m", "compresion", "-o",
+                            "out"],
+         says="unknown metric 'compresion'; did you mean 'compression'",
+         env={"TOKBENCH_OFFLINE": "1"}),
 ]
 
 

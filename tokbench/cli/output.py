@@ -84,7 +84,7 @@ def _csv(results: Results) -> str:
     """``results.csv``: one line per row; names a spreadsheet would run as formulas quoted."""
     import pandas as pd
 
-    from tokbench.render.printable import spreadsheet_text
+    from tokbench.render.visible import spreadsheet_text
 
     frame = results.to_frame()
     for column in frame.columns:
