@@ -28,6 +28,7 @@ from tokbench.errors import (
     CorruptFileError,
     HashMismatchError,
     InputError,
+    MissingDependencyError,
     SourceError,
     TokbenchError,
     UnknownNameError,
@@ -85,6 +86,36 @@ def _preset(name: str) -> Callable[[Path], Any]:
         from tokbench.engine.presets import get_preset
 
         return get_preset(name)
+    return run
+
+
+def _spec(spec: str) -> Callable[[Path], Any]:
+    def run(tmp: Path) -> Any:
+        from tokbench.loading.loader import load_tokenizer
+
+        return load_tokenizer(spec)
+    return run
+
+
+def _missing_implementation(tmp: Path) -> Any:
+    from tokbench.loading.implementations import IMPLEMENTATIONS, Implementation
+    from tokbench.loading.loader import clear_memo, load_tokenizer
+
+    IMPLEMENTATIONS.register("no-such-lib", Implementation(
+        "no-such-lib", "tokbench-no-such-lib", "tokbench_no_such_lib", ("tiktoken",),
+        "tokbench.adapters.libraries:splintr"), replace=True)
+    try:
+        return load_tokenizer("cl100k_base@no-such-lib")
+    finally:
+        IMPLEMENTATIONS._targets.pop("no-such-lib", None)
+        clear_memo()
+
+
+def _versions(text: str) -> Callable[[Path], Any]:
+    def run(tmp: Path) -> Any:
+        from tokbench.parity.drift import parse_versions
+
+        return parse_versions(text)
     return run
 
 
@@ -154,6 +185,21 @@ ROWS: list[tuple[str, Callable[[Path], Any], type[TokbenchError], str]] = [
      HashMismatchError, r"vocab\.txt: sha256 mismatch, expected 0{64}"),
     ("unknown preset", _preset("japanes"), UnknownNameError,
      "unknown preset 'japanes'; did you mean 'japanese'"),
+    # NAME@IMPL (issue 19)
+    ("unknown implementation", _spec("cl100k_base@splinter"), UnknownNameError,
+     "unknown implementation 'splinter'; did you mean 'splintr'"),
+    ("implementation not installed", _missing_implementation, MissingDependencyError,
+     "'tokbench-no-such-lib' is not installed.*pip install tokbench-no-such-lib"),
+    ("implementation that cannot read the file kind", _spec("xlm-roberta@bpe-openai"),
+     InputError, "xlm-roberta@bpe-openai: bpe-openai cannot read a tokenizers vocabulary"),
+    ("reference library on another file kind", _spec("cl100k_base@sentencepiece"),
+     InputError, "sentencepiece cannot read a tiktoken vocabulary"),
+    ("version pip rejects", _versions("tokenizers=0.19,tokenizers==0.23.3"), TokbenchError,
+     "'tokenizers=0.19' is not a requirement pip accepts"),
+    ("version range instead of a pin", _versions("tokenizers>=0.19,tokenizers==0.23.3"),
+     TokbenchError, "must pin one exact version"),
+    ("one version only", _versions("tokenizers==0.19.1"), InputError,
+     "give at least two NAME==VERSION pins"),
     # morpheme boundaries (issue 23): gold files and analyzers
     ("gold segmentation that does not spell its word",
      _gold(b"word,segmentation\ncats,cat+s\nwalked,walk+d\n"), InputError,
@@ -215,6 +261,15 @@ CLI_ROWS = [
     (["bench", "--budget", "0", "-t", "gpt2"], "--budget must be a number above 0"),
     (["bench", "--budget", "-1", "-t", "gpt2"], "--budget must be a number above 0"),
     (["bench", "--max-threads", "0", "-t", "gpt2"], "--max-threads must be at least 1"),
+    # parity and drift (issue 19)
+    (["parity", "cl100k_base", "cl100k_base@splintr", "-s", "unicode", "--time-limit", "-1"],
+     "--time-limit must be 0 (no limit) or more seconds"),
+    (["parity", "cl100k_base", "cl100k_base@splinter", "-s", "unicode"],
+     "did you mean 'splintr'"),
+    (["parity", "cl100k_base", "cl100k_base@splintr", "-s", "unicode", "--speed", "warp"],
+     "unknown speed part(s) warp"),
+    (["drift", "gpt2", "--versions", "tiktoken=0.7,tiktoken==0.8", "-s", "unicode"],
+     "'tiktoken=0.7' is not a requirement pip accepts"),
 ]
 
 

@@ -36,6 +36,8 @@ COMMANDS = {
     "recommend": "tokbench.commands.recommend",
     "verify": "tokbench.commands.verify",
     "bench": "tokbench.commands.bench",
+    "parity": "tokbench.commands.parity",
+    "drift": "tokbench.commands.drift",
 }
 
 
