@@ -112,3 +112,69 @@ def test_tests_import_helpers_one_way() -> None:
             if isinstance(node, ast.ImportFrom) and node.module == "tests":
                 bad += [f"{path.name}:{node.lineno}"]  # from tests import _toy
     assert helpers and not bad, bad
+
+
+#: metric names that may still appear as string literals outside ``tokbench/metrics``, and
+#: why. Formats, summaries and setting scopes are read from ``MetricInfo``; what is left
+#: is a field, setting or family that shares a metric's name, or a view drawn for one
+#: named metric. The list only shrinks: a new literal is a fact kept in a second place.
+METRIC_LITERALS_ALLOWED: dict[str, set[str]] = {
+    # tokenizer facts (TokenizerInfo fields, catalog and file keys) named like metrics
+    "adapters/base.py": {"special_tokens", "byte_fallback", "vocab_size"},
+    "adapters/gguf_adapter.py": {"byte_fallback"},
+    "adapters/hf_tokenizers.py": {"byte_fallback"},
+    "adapters/sentencepiece_adapter.py": {"byte_fallback"},
+    "adapters/tiktoken_adapter.py": {"special_tokens"},
+    "loading/catalog.py": {"vocab_size"},
+    "loading/sources.py": {"special_tokens"},
+    "record.py": {"byte_fallback", "vocab_size"},
+    "vocab/train.py": {"special_tokens", "vocab_size"},
+    # the fertility setting, the premium family
+    "cli/config.py": {"fertility"},
+    "commands/run.py": {"fertility"},
+    "engine/presets.py": {"roundtrip", "premium", "fertility"},
+    "engine/work.py": {"premium"},
+    # families the runner still special-cases by name (issue 22 item 2)
+    "engine/runner.py": {"throughput_mb_s", "throughput_tokens_s", "premium"},
+    # documents that newly fail to round-trip are named on the round-trip rows
+    "ci/compare.py": {"roundtrip"},
+    "cli/pytest_plugin.py": {"roundtrip"},
+    # views drawn for named metrics (a premium chart, a speed profile, sweep series)
+    "render/html.py": {"premium_worst"},
+    "render/markdown.py": {"premium_worst"},
+    "render/plots.py": {"premium_macro", "premium_gini", "bytes_per_token", "premium",
+                        "fertility", "throughput_mb_s", "premium_worst"},
+    "render/speed.py": {"first_call_ms", "encode_mb_s", "rss_mb", "batch_mb_s", "encode_p50_us",
+                        "threads_used", "scaling_exponent", "load_s", "import_s"},
+    "render/sweep.py": {"bytes_per_token", "fertility"},
+    "commands/bench.py": {"encode_mb_s", "rss_mb", "batch_mb_s", "encode_p99_us",
+                          "encode_p50_us", "scaling_exponent", "load_s"},
+    "commands/info.py": {"utf8_fragment_tokens", "unreachable_tokens", "single_byte_tokens"},
+    # rows the speed family and the sweep emit and read by name
+    "speed/rows.py": {"first_call_ms", "encode_mb_s", "rss_mb", "batch_mb_s", "threads_used",
+                      "scaling_exponent", "load_s", "import_s"},
+    "speed/threads.py": {"threads_used"},
+    "vocab/scaling.py": {"tokens", "chars_per_token"},
+    "vocab/sweep.py": {"vocab_size", "bytes_per_token", "premium", "fertility", "tokens",
+                       "roundtrip"},
+}
+
+
+def test_metric_facts_are_read_from_the_metric_not_listed_by_name() -> None:
+    """No metric name as a string literal outside ``tokbench/metrics`` beyond the
+    allow-list: percent formats, summary lists and setting scopes come from MetricInfo."""
+    from tokbench.metrics import METRICS
+
+    names = set(METRICS.names())
+    found: dict[str, set[str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).as_posix()
+        if rel.startswith("metrics/"):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        hits = {n.value for n in ast.walk(tree)
+                if isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value in names}
+        extra = hits - METRIC_LITERALS_ALLOWED.get(rel, set())
+        if extra:
+            found[rel] = extra
+    assert not found, f"metric names listed outside tokbench/metrics: {found}"

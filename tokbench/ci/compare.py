@@ -34,7 +34,7 @@ from typing import Any, TypeGuard
 
 from tokbench.constants import ALL, VOCAB_SUITE
 from tokbench.errors import InputError, UnknownNameError
-from tokbench.metrics import FAMILIES, METRICS, MetricInfo, metric_info
+from tokbench.metrics import FAMILIES, METRICS, MetricInfo, conventions, metric_info, setting_scopes
 from tokbench.record import Failure, RunMeta, SuiteInfo, TokenizerInfo
 from tokbench.results import SIGNIFICANT_DIGITS, Results, Row, round_value
 
@@ -51,18 +51,11 @@ STATUSES = (WORSE, MISSING, REMOVED, NOT_COMPARABLE, BETTER, CHANGED, ADDED, NOT
 CHANGE_KINDS = ("suite", "tokenizer", "backend", "settings", "machine", "segmenter",
                 "definition")
 
-#: metrics that depend on the word segmenters (their name and version are compared)
-WORD_METRICS = ("fertility", "continued_words", "strr")
-
 #: default relative tolerance of timings: smaller changes are noise on shared machines
 DEFAULT_TIMING_THRESHOLD = 0.10
 
-#: settings that change only some metrics (any other setting changes every row)
-SETTING_SCOPE: dict[str, tuple[str, ...]] = {
-    "premium_join": ("premium",),
-    "fertility": ("fertility", "continued_words", "strr"),
-    "decode_skip_special_tokens": ("roundtrip",),
-}
+# A setting some metrics declare (``MetricInfo.settings``) changes only those; a setting
+# no metric declares changes every row, unless it is one of these:
 #: settings that change no value, only how precisely or where timings are taken
 NEUTRAL_SETTINGS = frozenset({"throughput_repeats", "throughput_subsets", "threads",
                               "speed_latency_budget_s", "speed_rate_budget_s",
@@ -649,7 +642,8 @@ class _InputCheck:
             out.append(("backend", f"{backend} version changed ({bb} → {nb})", None))
         out += [("settings", text, scope) for text, scope in self._settings]
         out += [("definition", text, scope) for text, scope in self._definitions]
-        out += [("segmenter", text, WORD_METRICS)
+        words = setting_scopes().get(conventions.SETTING, ())
+        out += [("segmenter", text, words)
                 for text in _segmenter_changes(self.base, self.new, suite)]
         if self._machine:
             timings = tuple(m for m in METRICS.names() if not metric_info(m).deterministic)
@@ -724,11 +718,12 @@ def _settings_changes(base: RunMeta, new: RunMeta) -> list[tuple[str, tuple[str,
     if not bs or not ns:
         return []
     out: list[tuple[str, tuple[str, ...] | None]] = []
+    scopes = setting_scopes()
     for key in sorted(bs.keys() | ns.keys()):
-        if key in NEUTRAL_SETTINGS or bs.get(key) == ns.get(key):
+        scope = scopes.get(key)
+        if (scope is None and key in NEUTRAL_SETTINGS) or bs.get(key) == ns.get(key):
             continue
-        out.append((f"setting {key} changed ({bs.get(key)!r} → {ns.get(key)!r})",
-                    SETTING_SCOPE.get(key)))
+        out.append((f"setting {key} changed ({bs.get(key)!r} → {ns.get(key)!r})", scope))
     return out
 
 

@@ -17,13 +17,6 @@ DEFAULT_OUT = "reports/latest"
 #: finished shards of a run in progress (removed when the run completes)
 STATE_FILE = ".tokbench-state.json"
 
-#: headline metrics of the terminal summary, with short column labels
-SUMMARY_METRICS = {"tokens": "tokens", "chars_per_token": "chars per token",
-                   "bytes_per_token": "bytes per token", "fertility": "fertility",
-                   "premium": "premium", "unk_rate": "unk", "roundtrip": "round trip",
-                   "throughput_mb_s": "MB/s"}
-
-
 def _csv(value: str) -> list[str]:
     return [v.strip() for v in value.split(",") if v.strip()]
 
@@ -235,10 +228,11 @@ def _print_summary(con: Any, results: Any, focus: dict[str, str] | None) -> None
     from rich.markup import escape
     from rich.table import Table as RichTable
 
-    from tokbench.metrics import metric_info
+    from tokbench.metrics import SUMMARY_RUN, summary_metrics
     from tokbench.render.tables import format_value, left_out_text, mark_best, tokenizer_order
 
     toks = tokenizer_order(results)
+    headline = {m.name: m for m in summary_metrics(SUMMARY_RUN)}
     suites = results.meta.suites
     for suite, info in suites.items():
         left_out = left_out_text(info.left_out or {})
@@ -247,21 +241,21 @@ def _print_summary(con: Any, results: Any, focus: dict[str, str] | None) -> None
         subset = (focus or {}).get(suite, "all")
         values: dict[str, dict[str, Any]] = {}
         for r in results.rows:
-            if r.suite == suite and r.subset == subset and r.metric in SUMMARY_METRICS:
+            if r.suite == suite and r.subset == subset and r.metric in headline:
                 values.setdefault(r.metric, {})[r.tokenizer] = r.value
         if not values:
             continue
-        metrics = [m for m in SUMMARY_METRICS if m in values]
+        metrics = [m for m in headline if m in values]
         table = RichTable(title=escape(f"{suite} · {subset}"), title_justify="left",
                           box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False,
                           collapse_padding=True)
-        best = {m: mark_best(values[m], metric_info(m).direction) for m in metrics}
-        texts = {m: {tok: format_value(values[m].get(tok), metric_info(m)) for tok in toks}
+        best = {m: mark_best(values[m], headline[m].direction) for m in metrics}
+        texts = {m: {tok: format_value(values[m].get(tok), headline[m]) for tok in toks}
                  for m in metrics}
         # values are never cut; a narrow terminal wraps the headers instead
         table.add_column("tokenizer", no_wrap=True, min_width=max(map(len, toks)))
         for m in metrics:
-            header = f"{SUMMARY_METRICS[m]} {metric_info(m).arrow}".strip()
+            header = headline[m].header
             width = max(*map(len, texts[m].values()), *map(len, header.split()))
             table.add_column(header, justify="right", min_width=width)
         for tok in toks:

@@ -14,7 +14,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 
 from tokbench.errors import TokbenchError, UnknownNameError
-from tokbench.metrics.base import MetricContext, MetricInfo
+from tokbench.metrics.base import (
+    SUMMARY_RUN,
+    SUMMARY_SWEEP,
+    SUMMARY_VIEWS,
+    MetricContext,
+    MetricInfo,
+)
 from tokbench.metrics.definitions import BUILTIN_METRICS
 from tokbench.metrics.speed import SPEED_METRICS
 from tokbench.registry import Registry
@@ -64,12 +70,32 @@ def list_metrics() -> list[dict[str, object]]:
 
     Each item has ``name``, ``family``, ``description``, ``direction`` (``higher``,
     ``lower`` or ``none`` is better), ``unit``, ``formula``, ``citation`` and
-    ``deterministic`` (False for timings, which ``compare`` judges against their spread).
+    ``deterministic`` (False for timings, which ``compare`` judges against their spread),
+    ``percent`` (a share shown as a percentage) and ``settings`` (the run settings its
+    value depends on).
     """
     return [{"name": m.name, "family": m.family or m.name, "description": m.description,
              "direction": m.direction, "unit": m.unit, "formula": m.formula,
-             "citation": m.citation, "deterministic": m.deterministic}
+             "citation": m.citation, "deterministic": m.deterministic, "percent": m.percent,
+             "settings": list(m.settings)}
             for m in all_metrics()]
+
+
+def summary_metrics(view: str) -> list[MetricInfo]:
+    """The headline metrics of a summary view (``SUMMARY_RUN``, ``SUMMARY_SWEEP``), in
+    registration order: those whose ``MetricInfo.summary`` names the view."""
+    if view not in SUMMARY_VIEWS:
+        raise UnknownNameError("summary view", view, list(SUMMARY_VIEWS))
+    return [m for m in all_metrics() if view in m.summary]
+
+
+def setting_scopes() -> dict[str, tuple[str, ...]]:
+    """setting -> the metrics whose value depends on it (``MetricInfo.settings``)."""
+    out: dict[str, list[str]] = {}
+    for m in all_metrics():
+        for key in m.settings:
+            out.setdefault(key, []).append(m.name)
+    return {k: tuple(v) for k, v in out.items()}
 
 
 def metric_info(name: str) -> MetricInfo:
@@ -111,5 +137,6 @@ def resolve_families(selection: Iterable[str] | None) -> list[str]:
     return wanted
 
 
-__all__ = ["FAMILIES", "METRICS", "OPT_IN_FAMILIES", "MetricContext", "MetricInfo", "all_metrics",
-           "metric_info", "metrics_of", "resolve_families"]
+__all__ = ["FAMILIES", "METRICS", "OPT_IN_FAMILIES", "SUMMARY_RUN", "SUMMARY_SWEEP",
+           "MetricContext", "MetricInfo", "all_metrics", "metric_info", "metrics_of",
+           "resolve_families", "setting_scopes", "summary_metrics"]

@@ -13,6 +13,11 @@ from typing import Literal
 
 Direction = Literal["higher", "lower", "none"]
 
+#: headline views a metric can belong to (``MetricInfo.summary``)
+SUMMARY_RUN = "run"
+SUMMARY_SWEEP = "sweep"
+SUMMARY_VIEWS = (SUMMARY_RUN, SUMMARY_SWEEP)
+
 
 @dataclass(frozen=True)
 class MetricContext:
@@ -59,6 +64,16 @@ class MetricInfo:
     produced by a dedicated step (premium, throughput, vocabulary facts). ``tolerance``
     widens the relative change a noisy timing (a tail latency, a load time) must
     exceed before ``compare`` fails it.
+
+    How it is shown and compared is declared here too, and read by every renderer and
+    by ``compare``: ``percent`` marks a share in [0, 1] (printed as a percentage, its
+    changes in percentage points); ``label`` is a short column header (default: the
+    name); ``summary`` names the headline views it appears in (``SUMMARY_RUN``: the
+    terminal summary of ``tokbench run``; ``SUMMARY_SWEEP``: a sweep's summary table);
+    ``settings`` names the run settings (``tokbench.Settings`` fields) its value depends
+    on, so ``compare`` refuses its rows across a change of one of them. Depending on
+    ``fertility`` (the word-counting convention) also means depending on the languages'
+    word segmenters.
     """
 
     name: str
@@ -73,6 +88,15 @@ class MetricInfo:
     family: str = ""
     needs: tuple[str, ...] = ()
     compute: Formula | None = field(default=None, compare=False, repr=False)
+    percent: bool = False
+    label: str = ""
+    summary: tuple[str, ...] = ()
+    settings: tuple[str, ...] = ()
+
+    @property
+    def header(self) -> str:
+        """The short label with the direction arrow, for column headers."""
+        return f"{self.label or self.name} {self.arrow}".strip()
 
     @property
     def arrow(self) -> str:

@@ -106,11 +106,6 @@ def summary_table(results: Results, suite: str, subset: str = ALL) -> Table | No
     return t
 
 
-PERCENT_METRICS = {"roundtrip", "vocab_used", "continued_words", "unk_chars", "unk_rate",
-                   "byte_fallback",
-                   "digits_single", "digits_l2r3", "digits_r2l3", "digits_other"}
-
-
 #: what a suite's loading left out or changed (``Suite.left_out()``), in words
 LEFT_OUT = {"skipped_invalid": "{n} left out for invalid UTF-8 (errors=skip)",
             "replaced_invalid": "{n} with invalid UTF-8 replaced by U+FFFD (errors=replace)",
@@ -130,7 +125,7 @@ def format_value(value: Any, info: MetricInfo) -> str:
         return "–"
     if isinstance(value, bool):
         return str(value)
-    if info.name in PERCENT_METRICS:
+    if info.percent:
         return f"{100 * value:.2f}%"
     if isinstance(value, int) or info.decimals == 0 or abs(value) >= 1000:
         return f"{value:,.0f}"
