@@ -4,6 +4,7 @@ third-party metric is shown and judged like a built-in one."""
 
 from __future__ import annotations
 
+import re
 import sys
 import textwrap
 from pathlib import Path
@@ -12,6 +13,8 @@ import pytest
 
 from tokbench.ci.compare import compare
 from tokbench.cli import main
+from tokbench.engine.runner import run
+from tokbench.errors import TokbenchError, UnknownNameError
 from tokbench.metrics import (
     METRICS,
     SUMMARY_RUN,
@@ -21,6 +24,8 @@ from tokbench.metrics import (
     setting_scopes,
     summary_metrics,
 )
+from tokbench.metrics.base import StatisticNotCollected, SumsView
+from tokbench.metrics.stats import collectors_for
 from tokbench.render.tables import format_value
 from tokbench.results import Results
 
@@ -38,9 +43,9 @@ PLUGIN = """
 """
 
 
-@pytest.fixture
-def plugin_metric(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Install a share metric through the ``tokbench.metrics`` entry-point group."""
+def install_plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, source: str) -> None:
+    """Install ``source`` as module ``tbwords_metrics`` whose ``ONE_TOKEN_WORDS`` is
+    registered as metric ``one_token_words`` through the ``tokbench.metrics`` group."""
     site = tmp_path / "site"
     dist = site / "tbwords-1.0.dist-info"
     dist.mkdir(parents=True)
@@ -49,12 +54,18 @@ def plugin_metric(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     (dist / "entry_points.txt").write_text(
         "[tokbench.metrics]\none_token_words = tbwords_metrics:ONE_TOKEN_WORDS\n",
         encoding="utf-8")
-    (site / "tbwords_metrics.py").write_text(textwrap.dedent(PLUGIN), encoding="utf-8")
+    (site / "tbwords_metrics.py").write_text(textwrap.dedent(source), encoding="utf-8")
     monkeypatch.syspath_prepend(str(site))
     monkeypatch.setattr(METRICS, "_entry_points_read", False)
     for attr in ("_targets", "_loaded", "_origins"):
         monkeypatch.setattr(METRICS, attr, dict(getattr(METRICS, attr)))
     monkeypatch.delitem(sys.modules, "tbwords_metrics", raising=False)
+
+
+@pytest.fixture
+def plugin_metric(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A share metric that depends on the fertility setting, from an entry point."""
+    install_plugin(tmp_path, monkeypatch, PLUGIN)
     return "one_token_words"
 
 
@@ -103,3 +114,53 @@ def test_summaries_and_setting_scopes_come_from_the_metrics() -> None:
     assert scopes["premium_join"] == ("premium", "premium_gini", "premium_macro",
                                       "premium_worst")
     assert metric_info("unk_rate").header == "unk ↓"
+
+
+# -- no silent defaults -----------------------------------------------------------------------
+
+def test_a_formula_reading_a_statistic_it_did_not_ask_for_fails_with_the_fix() -> None:
+    view = SumsView({"tokens": 3})
+    assert view["tokens"] == 3
+    with pytest.raises(StatisticNotCollected, match="'words' was not collected: name it in "
+                       "the metric's needs"):
+        view["words"]
+
+
+def test_an_unknown_statistic_is_an_error_not_the_counts_collector() -> None:
+    assert collectors_for(["words", "tokens"]) == {"counts", "words"}
+    with pytest.raises(UnknownNameError, match="unknown statistic 'word'; did you mean "
+                       "'words'"):
+        collectors_for(["word"])
+
+
+@pytest.mark.parametrize(("change", "says"), [
+    (('needs=("single_words", "words")', 'needs=("single_word", "words")'),
+     "unknown statistic 'single_word'; did you mean 'single_words'"),
+    (('"one_token_words", "higher"', '"one_token", "higher"'),
+     "metric 'one_token_words' is registered under another name than its MetricInfo.name "
+     "'one_token'"),
+    (('summary=(SUMMARY_RUN,)', 'summary=("headline",)'), "unknown summary view 'headline'"),
+    (('"higher"', '"up"'), "direction must be 'higher', 'lower' or 'none', got 'up'"),
+])
+def test_a_plugin_metric_is_checked_when_it_is_registered(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: tuple[str, str],
+        says: str) -> None:
+    install_plugin(tmp_path, monkeypatch, PLUGIN.replace(*change))
+    with pytest.raises(TokbenchError, match=re.escape(says)):
+        run(["chars"], ["unicode"], ["compression"])
+
+
+def test_a_throughput_that_fails_is_a_recorded_error_not_a_silently_missing_row(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from tokbench.metrics import throughput
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("clock went backwards")
+
+    monkeypatch.setattr(throughput, "measure_throughput", broken)
+    res = run(["chars"], ["unicode"], ["compression", "throughput"], throughput_subsets=False)
+    assert not [r for r in res.rows if r.metric.startswith("throughput")]
+    assert [(e.tokenizer, e.suite, e.error) for e in res.meta.errors] == [
+        ("chars", "unicode", "throughput of subset all not measured: RuntimeError: clock went "
+                             "backwards")]
+    assert res.meta.errors[0].subject == "tokenizer chars on suite unicode"

@@ -486,9 +486,13 @@ class _Run:
                 try:
                     tp = measure_throughput(self.toks[name], texts,
                                             repeats=self.settings.throughput_repeats)
-                except Exception:
-                    tp = None  # a document that fails to encode is already a failure
-                if tp is None:
+                except Exception as e:  # a tokenizer's own error: recorded, never silent
+                    self.results.meta.errors.append(RunError(
+                        tokenizer=name, suite=plan.suite.name,
+                        error=f"throughput of subset {subset} not measured: "
+                              f"{type(e).__name__}: {e}"))
+                    continue
+                if tp is None:  # no text to time
                     continue
                 extra = {"spread": tp.spread, "repeats": tp.repeats, "threads": 1,
                          "clock": CLOCK, "samples": list(tp.samples), "bytes": tp.nbytes}

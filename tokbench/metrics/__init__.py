@@ -23,23 +23,45 @@ from tokbench.metrics.base import (
 )
 from tokbench.metrics.definitions import BUILTIN_METRICS
 from tokbench.metrics.speed import SPEED_METRICS
+from tokbench.metrics.stats import STAT_COLLECTOR
 from tokbench.registry import Registry
 
-METRICS: Registry[MetricInfo] = Registry("metric", "tokbench.metrics")
+
+def check_metric(name: str, info: object) -> None:
+    """Refuse a metric that could only give wrong or silent results: not a MetricInfo,
+    registered under another name, an unknown direction, statistic or summary view."""
+    where = f"metric {name!r}"
+    if not isinstance(info, MetricInfo):
+        raise TokbenchError(f"{where} (entry point) gives {type(info).__name__}, "
+                            "not a tokbench.metrics.MetricInfo")
+    if info.name != name:
+        raise TokbenchError(f"{where} is registered under another name than its "
+                            f"MetricInfo.name {info.name!r}; use one name for both")
+    if info.direction not in ("higher", "lower", "none"):
+        raise TokbenchError(f"{where}: direction must be 'higher', 'lower' or 'none', "
+                            f"got {info.direction!r}")
+    for stat in info.needs:
+        if stat not in STAT_COLLECTOR:
+            raise UnknownNameError("statistic", stat, list(STAT_COLLECTOR),
+                                   hint=f"in the needs of {where}")
+    if info.compute is not None and not info.needs:
+        raise TokbenchError(f"{where} has a formula but no needs: name the statistics it "
+                            "reads (see tokbench.metrics.stats.COLLECTORS)")
+    for view in info.summary:
+        if view not in SUMMARY_VIEWS:
+            raise UnknownNameError("summary view", view, list(SUMMARY_VIEWS),
+                                   hint=f"in the summary of {where}")
+
+
+METRICS: Registry[MetricInfo] = Registry("metric", "tokbench.metrics", check=check_metric)
 for _info in [*BUILTIN_METRICS, *SPEED_METRICS]:
+    check_metric(_info.name, _info)
     METRICS.register(_info.name, _info)
 
 
 def all_metrics() -> list[MetricInfo]:
     """Every registered metric (built-in and from entry points), checked."""
-    out = []
-    for name in METRICS.names():
-        info = METRICS.get(name)
-        if not isinstance(info, MetricInfo):
-            raise TokbenchError(f"metric entry point {name!r} gives {type(info).__name__}, "
-                                "not a tokbench.metrics.MetricInfo")
-        out.append(info)
-    return out
+    return [METRICS.get(name) for name in METRICS.names()]
 
 
 class _Families(Mapping[str, tuple[str, ...]]):

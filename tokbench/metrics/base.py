@@ -32,10 +32,21 @@ class MetricContext:
 Formula = Callable[["SumsView", MetricContext], "float | int | None"]
 
 
-class SumsView(Mapping[str, int]):
-    """Read-only view of a subset's summed statistics; missing sums read as 0.
+class StatisticNotCollected(KeyError):
+    """A formula read a statistic that was not collected (it is missing from the metric's
+    ``needs``)."""
 
-    ``histogram`` is the token-id histogram as (ids, counts) arrays when collected.
+    def __str__(self) -> str:
+        return (f"statistic {self.args[0]!r} was not collected: name it in the metric's "
+                "needs (see tokbench.metrics.stats.COLLECTORS)")
+
+
+class SumsView(Mapping[str, int]):
+    """Read-only view of a subset's summed statistics.
+
+    Reading a statistic that was not collected raises ``StatisticNotCollected`` (never a
+    silent 0): a formula reads only what its metric ``needs``. ``histogram`` is the
+    token-id histogram as (ids, counts) arrays when collected.
     """
 
     def __init__(self, sums: Mapping[str, int], histogram: tuple[object, object] | None = None
@@ -44,7 +55,10 @@ class SumsView(Mapping[str, int]):
         self.histogram = histogram
 
     def __getitem__(self, key: str) -> int:
-        return int(self._sums.get(key, 0))
+        try:
+            return int(self._sums[key])
+        except KeyError:
+            raise StatisticNotCollected(key) from None
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._sums)

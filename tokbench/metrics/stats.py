@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from tokbench.errors import UnknownNameError
+
 #: Work a shard does beyond encoding, and the statistics each produces. ``counts`` is
 #: always done; the others only when a chosen metric ``needs`` one of their statistics.
 COLLECTORS: dict[str, tuple[str, ...]] = {
@@ -40,10 +42,13 @@ MAX_FAILURE_EXAMPLES = 1000
 
 
 def collectors_for(needs: Iterable[str]) -> set[str]:
-    """The collectors that produce the statistics ``needs`` (``counts`` always)."""
+    """The collectors that produce the statistics ``needs`` (``counts`` always); an
+    unknown statistic is an error."""
     out = {"counts"}
     for stat in needs:
-        out.add(STAT_COLLECTOR.get(stat, "counts"))
+        if stat not in STAT_COLLECTOR:
+            raise UnknownNameError("statistic", stat, list(STAT_COLLECTOR))
+        out.add(STAT_COLLECTOR[stat])
     return out
 
 
