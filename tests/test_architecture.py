@@ -178,3 +178,39 @@ def test_metric_facts_are_read_from_the_metric_not_listed_by_name() -> None:
         if extra:
             found[rel] = extra
     assert not found, f"metric names listed outside tokbench/metrics: {found}"
+
+
+#: facts written once in the package: each literal may appear in one module only
+ONE_PLACE = {
+    "TOKBENCH_OFFLINE": "loading/sources.py",  # OFFLINE_ENV; the CLI sets it for --no-fetch
+    ".tokbench-state.json": "engine/state.py",  # STATE_FILE
+    "thread_cpu": "constants.py",  # THREAD_CPU
+}
+
+
+def test_shared_constants_are_written_in_one_module() -> None:
+    where: dict[str, set[str]] = {k: set() for k in ONE_PLACE}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).as_posix()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and node.value in where:
+                where[node.value].add(rel)
+    assert where == {k: {v} for k, v in ONE_PLACE.items()}
+
+
+def test_default_tokenizer_and_suite_lists_are_defined_once() -> None:
+    """Each default list has one name and one definition (commands import it)."""
+    defined: dict[str, list[str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in tree.body:
+            targets = ([t.id for t in node.targets if isinstance(t, ast.Name)]
+                       if isinstance(node, ast.Assign) else
+                       [node.target.id] if isinstance(node, ast.AnnAssign)
+                       and isinstance(node.target, ast.Name) else [])
+            for name in targets:
+                if name.endswith(("_TOKENIZERS", "_SUITES")) or name in ("STATE_FILE",):
+                    defined.setdefault(name, []).append(path.relative_to(PACKAGE).as_posix())
+    assert {k: v for k, v in defined.items() if len(v) > 1} == {}
+    assert defined["DEFAULT_TOKENIZERS"] == ["engine/presets.py"]
+    assert defined["DEFAULT_SUITES"] == ["constants.py"]

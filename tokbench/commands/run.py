@@ -14,8 +14,6 @@ from tokbench.errors import TokbenchError
 HELP = "compare tokenizers on suites; writes results.json, results.csv, report.md and plots"
 
 DEFAULT_OUT = "reports/latest"
-#: finished shards of a run in progress (removed when the run completes)
-STATE_FILE = ".tokbench-state.json"
 
 def _csv(value: str) -> list[str]:
     return [v.strip() for v in value.split(",") if v.strip()]
@@ -87,10 +85,6 @@ def main(args: argparse.Namespace) -> int:
                         throughput_repeats=int(conf.get("repeats", 5)),
                         threads=int(conf.get("threads", 1)),
                         fertility=str(conf.get("fertility", "context/words")))
-    if args.no_fetch:
-        import os
-
-        os.environ["TOKBENCH_OFFLINE"] = "1"
     with OutputFolder(out) as folder:  # a second run into OUT stops here, naming this one
         source = folder.resume_source() if args.resume else None
         # an empty Results still resumes the finished shards of a run killed before its
@@ -145,6 +139,7 @@ def _run(folder: Any, tokenizers: list[str] | None, suites: list[Any],
     """Run into the staging folder; an interruption keeps the finished units in OUT."""
     from tokbench.cli.output import Checkpoint
     from tokbench.engine.runner import run
+    from tokbench.engine.state import STATE_FILE
 
     # finished shards of a killed or interrupted run carry over into this one on --resume
     staging = folder.start(carry=(STATE_FILE,) if args.resume else ())

@@ -20,7 +20,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tokbench.constants import ALL, PIVOT, VOCAB_SUITE
+from tokbench.constants import ALL, DEFAULT_SUITES, PIVOT, VOCAB_SUITE
+from tokbench.engine.presets import DEFAULT_TOKENIZERS
 from tokbench.engine.state import RunState, SuiteProgress, unit_key
 from tokbench.engine.work import InlineDocs, ShardResult, ShardTask
 from tokbench.environment import git_commit, machine_info
@@ -42,9 +43,6 @@ if TYPE_CHECKING:
 
     AnySuite = Suite | StreamingSuite
 
-DEFAULT_TOKENIZERS = ("gpt2", "cl100k_base", "o200k_base", "llama-2", "llama-3", "xlm-roberta",
-                      "mistral-v1", "qwen3")
-DEFAULT_SUITES = ("multilingual", "japanese", "code", "numbers", "unicode")
 __all__ = ["ALL", "DEFAULT_SUITES", "DEFAULT_TOKENIZERS", "PIVOT", "VOCAB_SUITE", "Settings",
            "run"]
 
