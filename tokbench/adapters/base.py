@@ -11,7 +11,6 @@ exactly what the metrics need, with every behaviour explicit:
 
 from __future__ import annotations
 
-import bisect
 import hashlib
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -168,10 +167,6 @@ class Tokenizer(ABC):
         no normalizer, or has none that could be run alone)."""
         return None
 
-    def offsets(self, text: str) -> list[tuple[int, int]] | None:
-        """Character offsets of each token of ``encode(text)`` where the backend gives them."""
-        return None
-
     def encode_with_spans(self, text: str) -> Encoding:
         """Ids plus the UTF-8 byte span of each token, aligned from ``token_bytes``."""
         ids = self.encode(text)
@@ -281,17 +276,6 @@ def char_spans_to_byte_spans(text: str,
     """Character offsets (as backends give them) to UTF-8 byte spans of ``text``."""
     index = char_to_byte_index(text)
     return [(index[s], index[e]) for s, e in offsets]
-
-
-def byte_spans_to_char_spans(text: str, spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
-    """UTF-8 byte spans to character offsets; a span inside a character covers all of it."""
-    index = char_to_byte_index(text)
-    out: list[tuple[int, int]] = []
-    for s, e in spans:
-        cs = bisect.bisect_right(index, s) - 1  # the character holding byte s
-        ce = bisect.bisect_left(index, e)  # the first character starting at or after byte e
-        out.append((cs, max(cs, ce)))
-    return out
 
 
 def first_line(exc: BaseException) -> str:

@@ -769,9 +769,6 @@ class GGUFTokenizer(Tokenizer):
     def token_str(self, token_id: int) -> str:
         return self.inner.token_str(token_id)
 
-    def offsets(self, text: str) -> list[tuple[int, int]] | None:
-        return self.inner.offsets(text)
-
     def encode_with_spans(self, text: str) -> Encoding:
         return self.inner.encode_with_spans(text)
 

@@ -444,9 +444,6 @@ class HFTokenizersTokenizer(Tokenizer):
         self._bytes_cache[token_id] = out
         return out
 
-    def offsets(self, text: str) -> list[tuple[int, int]] | None:
-        return [(int(s), int(e)) for s, e in self._encode(text).offsets]
-
     def encode_with_spans(self, text: str) -> Encoding:
         enc = self._encode(text)
         ids = list(enc.ids)

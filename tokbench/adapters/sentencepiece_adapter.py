@@ -25,7 +25,6 @@ from tokbench.adapters.base import (
     SourceInfo,
     Tokenizer,
     align_spans,
-    byte_spans_to_char_spans,
     check_options,
     first_line,
     out_of_vocab,
@@ -286,10 +285,6 @@ class SentencePieceTokenizer(Tokenizer):
             spans[k] = (s, e)
             pos = max(pos, e)
         return ids, spans
-
-    def offsets(self, text: str) -> list[tuple[int, int]] | None:
-        """Character offsets from SentencePiece's own (normalization-aware) alignment."""
-        return byte_spans_to_char_spans(text, self._proto_spans(text)[1])
 
     def encode_with_spans(self, text: str) -> Encoding:
         """Spans from the token bytes (the dummy-prefix ``▁`` gets none) when they

@@ -314,11 +314,6 @@ class TransformersTokenizer(Tokenizer):
         self._bytes_cache[token_id] = out
         return out
 
-    def offsets(self, text: str) -> list[tuple[int, int]] | None:
-        if not self.is_fast:
-            return None
-        return [(int(s), int(e)) for s, e in self._call(text, offsets=True)["offset_mapping"]]
-
     def encode_with_spans(self, text: str) -> Encoding:
         if not self.is_fast:
             ids = self.encode(text)
