@@ -80,7 +80,23 @@ class Encoded:
 
 
 class Tokenizer(ABC):
-    """A loaded tokenizer. Subclasses implement the abstract methods."""
+    r"""A loaded tokenizer. Subclasses implement the abstract methods.
+
+    The UTF-8 baseline shows the interface (every adapter behaves the same way):
+
+    >>> from tokbench import load_tokenizer
+    >>> tok = load_tokenizer("bytes")
+    >>> tok.encode("aé")  # no special tokens are ever added
+    [97, 195, 169]
+    >>> tok.decode([97, 195, 169])
+    'aé'
+    >>> tok.token_bytes(195)  # half of "é": not valid UTF-8 alone
+    b'Ã'
+    >>> tok.encode_with_spans("aé").spans  # UTF-8 byte span of each token
+    [(0, 1), (1, 2), (2, 3)]
+    >>> tok.vocab_size, tok.unk_id, tok.byte_fallback
+    (256, None, False)
+    """
 
     #: short backend name, e.g. "tiktoken", "sentencepiece", "tokenizers", "transformers", "gguf"
     backend: str = ""

@@ -384,6 +384,14 @@ def compare(base: Results, new: Results, *, fail: Iterable[str] | Thresholds | N
     anything got worse (``.regression``), row by row (``.rows``), and gives
     ``.to_dict()`` (what ``tokbench compare --json`` prints). Runs come from
     ``tokbench.run`` or ``tokbench.Results.load(path)``.
+
+    >>> base = Results([Row("gpt2", "code", "all", "bytes_per_token", 4.0)])
+    >>> new = Results([Row("gpt2", "code", "all", "bytes_per_token", 3.5)])
+    >>> comparison = compare(base, new)
+    >>> comparison.regression, comparison.rows[0].status, comparison.rows[0].relative
+    (True, 'worse', -0.125)
+    >>> compare(base, new, fail=["bytes_per_token:20%"]).regression  # within tolerance
+    False
     """
     thresholds = parse_thresholds(fail)
     allowed = parse_allow_change(allow_change)

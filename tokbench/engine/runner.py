@@ -139,6 +139,14 @@ def run(
     metrics are unchanged; ``state`` is a checkpoint file of finished shards (reused
     when it matches, so an interrupted run redoes only unfinished shards). Keyword
     ``options`` set ``Settings`` fields (e.g. ``premium_join=True``).
+
+    >>> results = run(["bytes", "chars"], ["multilingual?languages=jpn_Jpan"], ["compression"])
+    >>> results.value("bytes", "multilingual", "jpn_Jpan", "tokens")  # UTF-8 bytes
+    10881
+    >>> results.value("chars", "multilingual", "jpn_Jpan", "tokens")  # code points
+    3681
+    >>> round(results.value("chars", "multilingual", "all", "bytes_per_token"), 4)
+    2.956
     """
     settings = _settings(settings, options)
     runner = _Run(settings, resolve_families(metrics), metrics is not None, progress, on_unit)

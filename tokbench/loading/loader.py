@@ -215,7 +215,12 @@ def load_tokenizer(spec: str, *, session: FetchSession | None = None,
     """Load a tokenizer from a spec (see the module docstring), fetching files if needed.
 
     Recipes are tried in order; if all fail the error lists each source and why. The
-    result is memoized per process (``reload=True`` loads afresh).
+    result is memoized per process (``reload=True`` loads afresh). Catalog names
+    (``"cl100k_base"``) fetch a pinned file once; the baselines need no file:
+
+    >>> tok = load_tokenizer("chars")
+    >>> tok.encode("aé"), tok.backend
+    ([97, 233], 'builtin')
     """
     parsed = parse_spec(spec)
     key = _memo_key(parsed)

@@ -195,6 +195,12 @@ def load_suite(spec: str | Suite | StreamingSuite, *, errors: str | None = None,
     InputError naming the file and byte offset), ``"replace"`` (U+FFFD) or ``"skip"``
     (leave the document out, counted in ``meta["skipped_invalid"]``). Empty documents
     are left out and counted in ``meta["skipped_empty"]``.
+
+    >>> suite = load_suite("multilingual?languages=eng_Latn,jpn_Jpan")
+    >>> suite.name, len(suite), suite.languages()
+    ('multilingual', 216, ['eng_Latn', 'jpn_Jpan'])
+    >>> suite.parallel  # the same sentences in each language: premiums are defined
+    True
     """
     if isinstance(spec, Suite | StreamingSuite):
         return _select(spec, options, f"suite {spec.name!r}")
