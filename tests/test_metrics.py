@@ -8,15 +8,15 @@ import numpy as np
 import pytest
 
 from tests._toy import ToyTokenizer, histogram_metric, metric_values
+from tokbench.adapters.base import char_to_byte_offsets
 from tokbench.engine.runner import run
 from tokbench.metrics import resolve_families
 from tokbench.metrics.compute import (
     TokenTable,
-    char_to_byte_offsets,
     classify_roundtrip,
     measure_documents,
 )
-from tokbench.metrics.vocab import vocabulary_facts
+from tokbench.metrics.tokenizer_facts import vocabulary_facts
 from tokbench.suites.model import Document, Suite
 
 ALL_FAMILIES = resolve_families(None)
@@ -136,6 +136,8 @@ def test_tokens_per_digit_counts_tokens_overlapping_digit_runs():
 def test_char_to_byte_offsets():
     assert char_to_byte_offsets("aé日😀").tolist() == [0, 1, 3, 6, 10]
     assert char_to_byte_offsets("abc").tolist() == [0, 1, 2, 3]
+    # a lone surrogate (text read with surrogateescape) counts 3 bytes, as surrogatepass
+    assert char_to_byte_offsets("a\ud800b").tolist() == [0, 1, 4, 5]
 
 
 @pytest.mark.parametrize(("original", "decoded", "unk", "kind", "offset"), [

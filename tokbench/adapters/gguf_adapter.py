@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tokbench.adapters.base import (
-    Encoded,
+    EncodedWithOffsets,
     Encoding,
     SourceInfo,
     Tokenizer,
@@ -750,7 +750,8 @@ class GGUFTokenizer(Tokenizer):
     def encode_batch(self, texts: Sequence[str], threads: int = 1) -> list[list[int]]:
         return self.inner.encode_batch(texts, threads)
 
-    def encode_batch_offsets(self, texts: Sequence[str], threads: int = 1) -> list[Encoded]:
+    def encode_batch_offsets(self, texts: Sequence[str], threads: int = 1
+                             ) -> list[EncodedWithOffsets]:
         return self.inner.encode_batch_offsets(texts, threads)
 
     @property

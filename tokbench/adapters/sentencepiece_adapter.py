@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tokbench.adapters.base import (
-    Encoded,
+    EncodedWithOffsets,
     Encoding,
     SourceInfo,
     Tokenizer,
@@ -223,14 +223,15 @@ class SentencePieceTokenizer(Tokenizer):
         s = self.settings
         return s.normalizer == "identity" and s.byte_fallback and not s.remove_extra_whitespaces
 
-    def encode_batch_offsets(self, texts: Sequence[str], threads: int = 1) -> list[Encoded]:
+    def encode_batch_offsets(self, texts: Sequence[str], threads: int = 1
+                             ) -> list[EncodedWithOffsets]:
         """Ids and SentencePiece's own byte offsets (normalization-aware), one encode per
         text; a lossless model gives no offsets (its pieces place themselves)."""
         if self.lossless or not texts:
             return super().encode_batch_offsets(texts, threads)
         out = self._sp.encode(list(texts), return_type="offset_mapping", return_bytes=True,
                               add_bos=False, add_eos=False, num_threads=max(1, threads))
-        return [Encoded(o["ids"], o["offsets"]) for o in out]
+        return [EncodedWithOffsets(o["ids"], o["offsets"]) for o in out]
 
     def normalize(self, text: str) -> str | None:
         """SentencePiece's normalizer (spaces as spaces, the dummy prefix left out)."""

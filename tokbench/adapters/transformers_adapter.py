@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from tokbench.adapters.base import (
-    Encoded,
+    EncodedWithOffsets,
     Encoding,
     SourceInfo,
     Tokenizer,
@@ -269,7 +269,8 @@ class TransformersTokenizer(Tokenizer):
                     out[k] = self.encode(texts[k])
         return out
 
-    def encode_batch_offsets(self, texts: Sequence[str], threads: int = 1) -> list[Encoded]:
+    def encode_batch_offsets(self, texts: Sequence[str], threads: int = 1
+                             ) -> list[EncodedWithOffsets]:
         """A fast tokenizer's ids and character offsets from one call per text (a slow one
         has no offsets)."""
         if not self.is_fast:
@@ -277,7 +278,7 @@ class TransformersTokenizer(Tokenizer):
         out = []
         for t in texts:
             r = self._call(t, offsets=True)
-            out.append(Encoded([int(i) for i in r["input_ids"]], r["offset_mapping"]))
+            out.append(EncodedWithOffsets([int(i) for i in r["input_ids"]], r["offset_mapping"]))
         return out
 
     def normalize(self, text: str) -> str | None:

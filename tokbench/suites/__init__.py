@@ -55,7 +55,7 @@ SCHEMES.register("manifest", "tokbench.suites.external:load_manifest_dir")
 GENERIC_OPTIONS = ("errors", "languages", "domains", "limit", "name")
 
 __all__ = ["BUILTIN_SUITES", "SCHEMES", "SUITES", "Document", "Suite", "list_suites",
-           "load_suite", "load_suites", "parse_spec"]
+           "load_suite", "load_suites", "parse_suite_spec"]
 
 
 def list_suites() -> list[dict[str, str]]:
@@ -86,7 +86,7 @@ def list_suites() -> list[dict[str, str]]:
     return out
 
 
-def parse_spec(spec: str) -> tuple[str | None, str, dict[str, str]]:
+def parse_suite_spec(spec: str) -> tuple[str | None, str, dict[str, str]]:
     """``"scheme:target?k=v&k2=v2"`` -> (scheme or None for a name, target, options).
 
     Query values are percent-decoded (``+`` stays a plus); a key without ``=`` is ``""``
@@ -204,7 +204,7 @@ def load_suite(spec: str | Suite | StreamingSuite, *, errors: str | None = None,
     """
     if isinstance(spec, Suite | StreamingSuite):
         return _select(spec, options, f"suite {spec.name!r}")
-    scheme, target, query = parse_spec(spec)
+    scheme, target, query = parse_suite_spec(spec)
     merged: dict[str, Any] = {**query, **options}
     if errors is not None:
         merged["errors"] = errors
