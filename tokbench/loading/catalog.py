@@ -29,12 +29,7 @@ from tokbench.loading.sources import (
     StatusCallback,
     TiktokenSource,
 )
-from tokbench.registry import Registry, import_object
-
-_TIKTOKEN = "tokbench.adapters.tiktoken_adapter"
-
-#: adapter kinds that are functions of an adapter module rather than ``ADAPTERS`` entries
-ADAPTER_FALLBACKS = {"tekken": f"{_TIKTOKEN}:load_tekken"}
+from tokbench.registry import Registry
 
 
 @dataclass(frozen=True, eq=False)
@@ -115,13 +110,9 @@ class CatalogEntry:
 
 
 def get_adapter(kind: str) -> Callable[..., Any]:
-    """The adapter loader for ``kind`` (an ``ADAPTERS`` name or a known function)."""
+    """The adapter loader for ``kind`` (an ``ADAPTERS`` name)."""
     from tokbench.adapters import ADAPTERS
 
-    if kind not in ADAPTERS and kind in ADAPTER_FALLBACKS:
-        obj = import_object(ADAPTER_FALLBACKS[kind])
-        assert callable(obj)
-        return obj
     return ADAPTERS.get(kind)
 
 
