@@ -126,7 +126,7 @@ METRIC_LITERALS_ALLOWED: dict[str, set[str]] = {
     "adapters/sentencepiece_adapter.py": {"byte_fallback"},
     "adapters/tiktoken_adapter.py": {"special_tokens"},
     "loading/catalog.py": {"vocab_size"},
-    "loading/sources.py": {"special_tokens"},
+    "loading/tiktoken_source.py": {"special_tokens"},
     "record.py": {"byte_fallback", "vocab_size"},
     "vocab/train.py": {"special_tokens", "vocab_size"},
     # the fertility setting, the premium family
@@ -182,7 +182,7 @@ def test_metric_facts_are_read_from_the_metric_not_listed_by_name() -> None:
 
 #: facts written once in the package: each literal may appear in one module only
 ONE_PLACE = {
-    "TOKBENCH_OFFLINE": "loading/sources.py",  # OFFLINE_ENV; the CLI sets it for --no-fetch
+    "TOKBENCH_OFFLINE": "loading/source_model.py",  # OFFLINE_ENV; the CLI sets it for --no-fetch
     ".tokbench-state.json": "engine/state.py",  # STATE_FILE
     "thread_cpu": "constants.py",  # THREAD_CPU
 }
