@@ -204,13 +204,15 @@ def test_default_tokenizer_and_suite_lists_are_defined_once() -> None:
     for path in sorted(PACKAGE.rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in tree.body:
+            literal = isinstance(getattr(node, "value", None), (ast.Tuple, ast.List, ast.Constant))
             targets = ([t.id for t in node.targets if isinstance(t, ast.Name)]
-                       if isinstance(node, ast.Assign) else
-                       [node.target.id] if isinstance(node, ast.AnnAssign)
+                       if isinstance(node, ast.Assign) and literal else
+                       [node.target.id] if isinstance(node, ast.AnnAssign) and literal
                        and isinstance(node.target, ast.Name) else [])
             for name in targets:
                 if name.endswith(("_TOKENIZERS", "_SUITES")) or name in ("STATE_FILE",):
                     defined.setdefault(name, []).append(path.relative_to(PACKAGE).as_posix())
     assert {k: v for k, v in defined.items() if len(v) > 1} == {}
     assert defined["DEFAULT_TOKENIZERS"] == ["engine/presets.py"]
-    assert defined["DEFAULT_SUITES"] == ["constants.py"]
+    assert defined["BUILTIN_SUITES"] == ["suites/builtin.py"]
+    assert "DEFAULT_SUITES" not in defined  # an alias of BUILTIN_SUITES, not a second list

@@ -1,5 +1,5 @@
 """Names shared across tokbench: the whole-suite subset, the premium pivot, the
-pseudo-suite of per-tokenizer facts, the default suites and the clocks timings name."""
+pseudo-suite of per-tokenizer facts and the clocks timings name."""
 
 from __future__ import annotations
 
@@ -9,8 +9,6 @@ ALL = "all"
 PIVOT = "eng_Latn"
 #: rows about the tokenizer itself (no corpus) use this suite name
 VOCAB_SUITE = "vocab"
-#: the built-in suites ``tokbench run`` and ``tokbench bench`` use by default
-DEFAULT_SUITES = ("multilingual", "japanese", "code", "numbers", "unicode")
 
 #: clocks a timing is stated in (its row's ``clock``): elapsed time, the calling thread's
 #: CPU time, the whole process's CPU time

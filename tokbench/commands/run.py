@@ -102,11 +102,11 @@ def main(args: argparse.Namespace) -> int:
         suites, suite_errors = load_suites(conf.get("suites") or DEFAULT_SUITES)
         if not suites:
             more = f" and {len(suite_errors) - 1} more" if len(suite_errors) > 1 else ""
-            raise TokbenchError(f"no suite could be loaded ({suite_errors[0]['suite']}: "
-                                f"{suite_errors[0]['error']}{more}); {out} is unchanged")
+            raise TokbenchError(f"no suite could be loaded ({suite_errors[0].suite}: "
+                                f"{suite_errors[0].error}{more}); {out} is unchanged")
         for err in suite_errors:
-            err_console().print(f"[yellow]suite {escape(err['suite'])} not run:[/] "
-                                f"{escape(err['error'])}", highlight=False)
+            err_console().print(f"[yellow]suite {escape(str(err.suite))} not run:[/] "
+                                f"{escape(err.error)}", highlight=False)
         results = _run(folder, tokenizers, suites, suite_errors, conf, settings, resume, args)
         errors = results.meta.errors
         if not results.rows:
@@ -134,7 +134,7 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _run(folder: Any, tokenizers: list[str] | None, suites: list[Any],
-         suite_errors: list[dict[str, str]], conf: dict[str, Any], settings: Any,
+         suite_errors: list[Any], conf: dict[str, Any], settings: Any,
          resume: Any, args: argparse.Namespace) -> Any:
     """Run into the staging folder; an interruption keeps the finished units in OUT."""
     from tokbench.cli.output import Checkpoint
@@ -164,11 +164,9 @@ def _run(folder: Any, tokenizers: list[str] | None, suites: list[Any],
     return results
 
 
-def _add_suite_errors(results: Any, suite_errors: list[dict[str, str]]) -> None:
-    from tokbench.record import RunError
-
+def _add_suite_errors(results: Any, suite_errors: list[Any]) -> None:
     errors = results.meta.errors
-    errors.extend(e for e in map(RunError.from_dict, suite_errors) if e not in errors)
+    errors.extend(e for e in suite_errors if e not in errors)
 
 
 def _write(folder: Any, results: Any, args: argparse.Namespace) -> list[Path]:

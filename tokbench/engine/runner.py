@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tokbench.constants import ALL, DEFAULT_SUITES, PIVOT, VOCAB_SUITE
+from tokbench.constants import ALL, PIVOT, VOCAB_SUITE
 from tokbench.engine.presets import DEFAULT_TOKENIZERS
 from tokbench.engine.state import RunState, SuiteProgress, unit_key
 from tokbench.engine.work import InlineDocs, ShardResult, ShardTask
@@ -33,6 +33,7 @@ from tokbench.metrics.fairness import fairness_rows
 from tokbench.metrics.stats import SubsetStats, UnitStats, collectors_for
 from tokbench.record import Failure, RunError, RunMeta, SuiteInfo, TokenizerInfo
 from tokbench.results import Results, Row
+from tokbench.suites.builtin import BUILTIN_SUITES
 from tokbench.version import __version__
 
 if TYPE_CHECKING:
@@ -43,6 +44,8 @@ if TYPE_CHECKING:
 
     AnySuite = Suite | StreamingSuite
 
+#: every built-in suite: what a run measures when no suite is named
+DEFAULT_SUITES = BUILTIN_SUITES
 __all__ = ["ALL", "DEFAULT_SUITES", "DEFAULT_TOKENIZERS", "PIVOT", "VOCAB_SUITE", "Settings",
            "run"]
 
@@ -389,9 +392,7 @@ class _Run:
                 premiums = self._premium_rows(name, suite, stats)
                 rows.extend(premiums)
                 rows.extend(fairness_rows(premiums))
-            self.results.failures.extend(
-                Failure.from_dict({k: v for k, v in f.items() if not k.startswith("_")})
-                for f in stats.failures)
+            self.results.failures.extend(f.failure for f in stats.failures)
             if stats.failure_counts:
                 self.failure_counts.setdefault(name, {})[suite.name] = dict(
                     sorted(stats.failure_counts.items()))

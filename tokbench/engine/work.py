@@ -28,7 +28,8 @@ from tokbench.metrics.compute import (
 )
 from tokbench.metrics.conventions import DEFAULT as DEFAULT_CONVENTION
 from tokbench.metrics.conventions import FertilityConvention, Span, count_alone, word_spans
-from tokbench.metrics.stats import UnitStats, bound_failures
+from tokbench.metrics.stats import FailureExample, UnitStats, bound_failures
+from tokbench.record import Failure
 from tokbench.suites.model import Document
 
 if TYPE_CHECKING:
@@ -247,9 +248,10 @@ def _measure(task: ShardTask, docs: list[Document], texts: list[str], layout: Su
     encodings = [e.ids if e is not None else None for e in encoded]
     timings["encode"] = timings.get("encode", 0.0) + time.perf_counter() - t0
 
-    def failure(i: int, **detail: Any) -> dict[str, Any]:
-        return {"tokenizer": name, "suite": task.suite, "doc_id": docs[i].id,
-                "_shard": task.index, "_pos": i, **detail}
+    def failure(i: int, **detail: Any) -> FailureExample:
+        return FailureExample(Failure.from_dict({"tokenizer": name, "suite": task.suite,
+                                                 "doc_id": docs[i].id, **detail}),
+                              task.index, i)
 
     failures = [failure(i, kind="error", error=msg) for i, msg in errors]
     decoded: list[str | None] | None = None
@@ -293,7 +295,7 @@ def _measure(task: ShardTask, docs: list[Document], texts: list[str], layout: Su
             if d.align is not None and counts.ok[i]:
                 out.aligned.setdefault(d.lang, {})[d.align] = int(counts.tokens[i])
     for f in failures:
-        kind = str(f["kind"])
+        kind = f.failure.kind
         out.failure_counts[kind] = out.failure_counts.get(kind, 0) + 1
     out.failures = bound_failures(failures)
     timings["measure"] = timings.get("measure", 0.0) + time.perf_counter() - t0

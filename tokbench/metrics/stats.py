@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from tokbench.errors import UnknownNameError
+from tokbench.record import Failure
 
 #: Work a shard does beyond encoding, and the statistics each produces. ``counts`` is
 #: always done; the others only when a chosen metric ``needs`` one of their statistics.
@@ -122,6 +123,24 @@ def _unpack(s: str) -> np.ndarray:
     return np.frombuffer(base64.b64decode(s), dtype="<i8").astype(np.int64)
 
 
+@dataclass(frozen=True)
+class FailureExample:
+    """An example failure and where it was found: ``shard`` and ``pos`` (the document's
+    position in the shard) order examples, so which are kept never depends on timing."""
+
+    failure: Failure
+    shard: int = 0
+    pos: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.failure.to_dict(), "_shard": self.shard, "_pos": self.pos}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> FailureExample:
+        return cls(Failure.from_dict({k: v for k, v in d.items() if not k.startswith("_")}),
+                   int(d.get("_shard", 0)), int(d.get("_pos", 0)))
+
+
 @dataclass
 class UnitStats:
     """Everything one tokenizer's pass over (part of) a suite contributes.
@@ -134,7 +153,7 @@ class UnitStats:
 
     subsets: dict[str, SubsetStats] = field(default_factory=dict)
     aligned: dict[str, dict[str, int]] = field(default_factory=dict)
-    failures: list[dict[str, Any]] = field(default_factory=list)
+    failures: list[FailureExample] = field(default_factory=list)
     failure_counts: dict[str, int] = field(default_factory=dict)
 
     def merge(self, other: UnitStats) -> UnitStats:
@@ -154,22 +173,24 @@ class UnitStats:
     def to_dict(self) -> dict[str, Any]:
         return {"subsets": {k: v.to_dict() for k, v in sorted(self.subsets.items())},
                 "aligned": {k: dict(v) for k, v in sorted(self.aligned.items())},
-                "failures": self.failures, "failure_counts": dict(self.failure_counts)}
+                "failures": [f.to_dict() for f in self.failures],
+                "failure_counts": dict(self.failure_counts)}
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> UnitStats:
         return cls({k: SubsetStats.from_dict(v) for k, v in d["subsets"].items()},
                    {k: {a: int(n) for a, n in v.items()} for k, v in d["aligned"].items()},
-                   list(d["failures"]), {k: int(v) for k, v in d["failure_counts"].items()})
+                   [FailureExample.from_dict(f) for f in d["failures"]],
+                   {k: int(v) for k, v in d["failure_counts"].items()})
 
 
-def bound_failures(failures: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def bound_failures(failures: list[FailureExample]) -> list[FailureExample]:
     """Keep the first ``MAX_FAILURE_EXAMPLES`` of each kind, in (shard, position) order."""
-    failures = sorted(failures, key=lambda f: (f.get("_shard", 0), f.get("_pos", 0)))
+    failures = sorted(failures, key=lambda f: (f.shard, f.pos))
     seen: dict[str, int] = {}
     kept = []
     for f in failures:
-        kind = str(f.get("kind", ""))
+        kind = f.failure.kind
         seen[kind] = seen.get(kind, 0) + 1
         if seen[kind] <= MAX_FAILURE_EXAMPLES:
             kept.append(f)

@@ -15,11 +15,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from tokbench.adapters.base import first_line
-from tokbench.constants import DEFAULT_SUITES
 from tokbench.errors import TokbenchError
 from tokbench.record import RunError, RunMeta, SuiteInfo, TokenizerInfo
 from tokbench.results import Results
 from tokbench.speed.rows import SpeedSettings, speed_rows
+from tokbench.suites.builtin import BUILTIN_SUITES as DEFAULT_SUITES
 
 SUITE = "speed"
 

@@ -31,6 +31,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from tokbench.errors import InputError, TokbenchError, UnknownNameError
+from tokbench.record import RunError
 from tokbench.registry import Registry
 from tokbench.suites.builtin import BUILTIN_SUITES, load_builtin
 from tokbench.suites.langs import canonical_lang
@@ -254,18 +255,19 @@ def split_suite_specs(values: Iterable[str] | None) -> list[str]:
 
 
 def load_suites(specs: Iterable[str | Suite | StreamingSuite]
-                ) -> tuple[list[Suite | StreamingSuite], list[dict[str, str]]]:
-    """Load every suite that loads; ``{"suite": spec, "error": message}`` for the rest.
+                ) -> tuple[list[Suite | StreamingSuite], list[RunError]]:
+    """Load every suite that loads; a ``RunError`` (``suite``, ``error``) for the rest.
 
-    One suite's bad file must not cost the others' results; the caller says which failed.
+    One suite's bad file must not cost the others' results; the caller says which failed
+    (the errors go into the results' ``meta.errors`` as they are).
     """
     suites: list[Suite | StreamingSuite] = []
-    failed: list[dict[str, str]] = []
+    failed: list[RunError] = []
     for spec in specs:
         try:
             suite = load_suite(spec)
         except TokbenchError as e:
-            failed.append({"suite": str(spec), "error": str(e)})
+            failed.append(RunError(suite=str(spec), error=str(e)))
             continue
         if isinstance(spec, str):
             suite.meta.setdefault("spec", spec)
