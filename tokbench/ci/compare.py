@@ -196,6 +196,7 @@ class RowChange:
     documents: list[str] = field(default_factory=list)  # newly failing round-trip documents
     base_range: tuple[float, float] | None = None  # timings: [min, max] of the samples
     new_range: tuple[float, float] | None = None
+    too_busy: bool = False  # a timing not judged: the machine was too busy for either clock
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -432,7 +433,7 @@ def compare(base: Results, new: Results, *, fail: Iterable[str] | Thresholds | N
                       new_errors=failures.appeared(comparable, errors=True),
                       new_roundtrip_failures=failures.appeared(comparable, errors=False),
                       fixed_failures=failures.fixed(comparable))
-    too_busy = sum(1 for r in out if r.status == NOT_SIGNIFICANT and r.reason.startswith(TOO_BUSY))
+    too_busy = sum(1 for r in out if r.too_busy)
     if too_busy:
         comp.warnings.append(f"{too_busy} timing row{'s' * (too_busy != 1)} not judged: a run "
                              "had under half a CPU per thread (see the rows' reasons)")
@@ -539,9 +540,9 @@ def _judge(change: RowChange, b: Row, n: Row, info: MetricInfo, threshold: Thres
     if info.direction == "none":
         change.status = CHANGED
         return
-    busy = None if info.deterministic else _busy_note(b, n)
-    if busy is not None and busy.startswith(TOO_BUSY):
-        change.status = NOT_SIGNIFICANT
+    busy = None if info.deterministic else _busy_machine(b, n)
+    if busy is not None and busy.too_busy:
+        change.status, change.too_busy = NOT_SIGNIFICANT, True
         change.reason = f"{busy}: neither clock can be trusted then; rerun on a quieter machine"
         return
     if busy is not None:
@@ -586,18 +587,30 @@ TOO_BUSY_SHARE = 0.5
 TOO_BUSY = "machine too busy"
 
 
-def _busy_note(b: Row, n: Row) -> str | None:
-    """Why the wall clock of these rows is not to be trusted, or None (also for rows timed on
-    a CPU clock: their tolerance covers what a busy machine does to them)."""
+@dataclass(frozen=True)
+class BusyMachine:
+    """Why the wall clock of two timing rows is not to be trusted: the CPU share per thread
+    of the runs under ``BUSY_SHARE``; ``too_busy`` when one is under ``TOO_BUSY_SHARE``."""
+
+    too_busy: bool
+    shares: tuple[str, ...]  # "base 40%", "new 70%": the runs that were busy
+
+    def __str__(self) -> str:
+        what = TOO_BUSY if self.too_busy else "machine busy"
+        return f"{what}: the process had {', '.join(self.shares)} of a CPU per thread"
+
+
+def _busy_machine(b: Row, n: Row) -> BusyMachine | None:
+    """What a busy machine did to these rows' wall clock, or None (also for rows timed on a
+    CPU clock: their tolerance covers what a busy machine does to them)."""
     if all(str(r.extra.get("clock", "")).endswith("cpu") for r in (b, n)):
         return None
     shares = [(label, float(s)) for label, r in (("base", b), ("new", n))
               for s in [r.extra.get("cpu_share")] if _number(s)]
-    busy = [f"{label} {s:.0%}" for label, s in shares if s < BUSY_SHARE]
+    busy = tuple(f"{label} {s:.0%}" for label, s in shares if s < BUSY_SHARE)
     if not busy:
         return None
-    what = TOO_BUSY if min(s for _, s in shares) < TOO_BUSY_SHARE else "machine busy"
-    return f"{what}: the process had {', '.join(busy)} of a CPU per thread"
+    return BusyMachine(min(s for _, s in shares) < TOO_BUSY_SHARE, busy)
 
 
 def _cpu_rows(b: Row, n: Row) -> tuple[Row, Row] | None:
