@@ -216,3 +216,18 @@ def test_default_tokenizer_and_suite_lists_are_defined_once() -> None:
     assert defined["DEFAULT_TOKENIZERS"] == ["engine/presets.py"]
     assert defined["BUILTIN_SUITES"] == ["suites/builtin.py"]
     assert "DEFAULT_SUITES" not in defined  # an alias of BUILTIN_SUITES, not a second list
+
+
+def test_suites_in_memory_and_streamed_share_one_protocol() -> None:
+    """The runner asks every suite the same questions (``RunnableSuite``); it never tells
+    a streamed suite from an in-memory one by a flag."""
+    from tokbench.suites.model import RunnableSuite, Suite
+    from tokbench.suites.stream import StreamingSuite
+
+    wanted = [n for n in vars(RunnableSuite) if not n.startswith("_")]
+    assert {"plan_shards", "sample_documents", "after_reading"} <= set(wanted)
+    for cls in (Suite, StreamingSuite):
+        assert [n for n in wanted if not hasattr(cls, n) and n not in cls.__annotations__
+                and n not in getattr(cls, "__dataclass_fields__", {})] == [], cls
+    runner = (PACKAGE / "engine" / "runner.py").read_text(encoding="utf-8")
+    assert '"streaming"' not in runner

@@ -17,14 +17,14 @@ import pytest
 from tokbench.engine import executors, work
 from tokbench.engine.executors import ProcessExecutor
 from tokbench.engine.runner import run
-from tokbench.engine.work import InlineDocs, ShardTask
+from tokbench.engine.work import ShardTask
 from tokbench.errors import InputError
 from tokbench.metrics import METRICS, metric_info
 from tokbench.metrics.stats import FailureExample, SubsetStats, UnitStats, merge_histograms
 from tokbench.record import Failure
 from tokbench.results import Results
 from tokbench.suites import load_suite
-from tokbench.suites.model import Document
+from tokbench.suites.model import Document, InlineDocs
 from tokbench.suites.stream import StreamingSuite
 
 LINES = {

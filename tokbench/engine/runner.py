@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from tokbench.constants import ALL, PIVOT, VOCAB_SUITE
 from tokbench.engine.presets import DEFAULT_TOKENIZERS
 from tokbench.engine.state import RunState, SuiteProgress, unit_key
-from tokbench.engine.work import InlineDocs, ShardResult, ShardTask
+from tokbench.engine.work import ShardResult, ShardTask
 from tokbench.environment import git_commit, machine_info
 from tokbench.errors import InputError, TokbenchError
 from tokbench.metrics import metrics_of, resolve_families
@@ -49,10 +49,6 @@ DEFAULT_SUITES = BUILTIN_SUITES
 __all__ = ["ALL", "DEFAULT_SUITES", "DEFAULT_TOKENIZERS", "PIVOT", "VOCAB_SUITE", "Settings",
            "run"]
 
-#: in-memory suites are cut into shards of about this many bytes (at least one per
-#: worker and a few more, so workers stay busy); streaming suites plan their own
-MAX_SHARD_BYTES = 2 * 1024 * 1024
-MIN_SHARD_BYTES = 256 * 1024
 THROUGHPUT_SAMPLE_BYTES = 256 * 1024
 
 
@@ -346,7 +342,7 @@ class _Run:
             self._copy_unit_meta(resume, name, suite)
             self.finished_units.append([name, suite.name])
         self.results.meta.finished_units = self.finished_units
-        shards, shard_bytes = _shards(suite, workers)
+        shards, shard_bytes = suite.plan_shards(workers)
         subset_by = suite.subset_by or "both"
         key = unit_key(tokenizers={n: _plain_source(self.results.meta.tokenizers[n])
                                    for n in todo},
@@ -413,15 +409,11 @@ class _Run:
         any_stats = next(iter(prog.stats.values()), None)
         if any_stats is not None and ALL in any_stats.subsets:
             info.documents = any_stats.subsets[ALL].sums.get("docs", 0)
-        if getattr(plan.suite, "streaming", False):
-            plan.suite.seen_languages = sorted(prog.languages)  # type: ignore[union-attr]
-            info.languages = sorted(prog.languages)
-            info.subset_by = plan.suite.subset_by
-            if info.documents == 0:
-                plan.suite.meta.update(prog.counts)
-                raise plan.suite.no_documents()  # type: ignore[union-attr]
-        counts = prog.counts if getattr(plan.suite, "streaming", False) else plan.suite.meta
-        left_out = {k: int(v) for k, v in sorted(counts.items())
+        report = plan.suite.after_reading(sorted(prog.languages), prog.counts,
+                                          info.documents or 0)
+        if report.languages is not None:
+            info.languages, info.subset_by = report.languages, report.subset_by
+        left_out = {k: int(v) for k, v in sorted(report.counts.items())
                     if k.startswith(("skipped", "replaced")) and v}
         if left_out:
             info.left_out = left_out
@@ -571,35 +563,12 @@ def _aligned_texts(suite: AnySuite) -> dict[str, dict[str, str]]:
     return out
 
 
-def _shards(suite: AnySuite, workers: int) -> tuple[list[Any], int]:
-    """The suite's shards and the shard size they were cut at (part of the resume key)."""
-    if getattr(suite, "streaming", False):
-        return suite.shards(), suite.shard_bytes  # type: ignore[union-attr]
-    docs = suite.documents
-    sizes = [len(d.text.encode("utf-8")) for d in docs]
-    target = min(MAX_SHARD_BYTES, max(MIN_SHARD_BYTES, sum(sizes) // max(1, 4 * workers)))
-    shards: list[Any] = []
-    start = acc = 0
-    for i, n in enumerate(sizes):
-        acc += n
-        if acc >= target:
-            shards.append(InlineDocs(tuple(docs[start:i + 1]), acc))
-            start, acc = i + 1, 0
-    if start < len(docs):
-        shards.append(InlineDocs(tuple(docs[start:]), acc))
-    return shards, target
-
-
 def _throughput_texts(suite: AnySuite, per_subset: bool) -> dict[str, list[str]]:
     """What throughput is timed on: a sample of the suite (documents taken round-robin
     from every subset up to ``THROUGHPUT_SAMPLE_BYTES``, each cut to that size) and, for
     parallel suites, each language's documents. Deterministic, so two runs time the same
     text."""
-    if getattr(suite, "streaming", False):
-        first = suite.shards()[0] if suite.shards() else None  # type: ignore[union-attr]
-        docs = first.read()[0] if first is not None else []
-    else:
-        docs = suite.documents
+    docs = suite.sample_documents()
     groups: dict[str, list[str]] = {}
     for d in docs:
         groups.setdefault(suite.subset_of(d) if suite.subset_by else d.lang, []).append(

@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -31,29 +31,10 @@ from tokbench.metrics.conventions import FertilityConvention, Span, count_alone,
 from tokbench.metrics.stats import FailureExample, UnitStats, bound_failures
 from tokbench.record import Failure
 from tokbench.suites.model import Document
+from tokbench.suites.model import Shard as ShardSource
 
 if TYPE_CHECKING:
     from tokbench.adapters.base import EncodedWithOffsets, Tokenizer
-
-
-class ShardSource(Protocol):
-    """Where a shard's documents come from; picklable, readable in any process."""
-
-    @property
-    def nbytes(self) -> int: ...
-
-    def read(self) -> tuple[list[Document], dict[str, int]]: ...
-
-
-@dataclass(frozen=True)
-class InlineDocs:
-    """A slice of an in-memory suite, carried with the task."""
-
-    documents: tuple[Document, ...]
-    nbytes: int
-
-    def read(self) -> tuple[list[Document], dict[str, int]]:
-        return list(self.documents), {}
 
 
 @dataclass(frozen=True)

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import IO, Any
 
 from tokbench.errors import InputError
-from tokbench.suites.model import Document, Suite
+from tokbench.suites.model import Document, ReadReport, Suite
 from tokbench.suites.reading import BOM, Counts, Reader, fix_hint
 
 #: target size of one shard: big enough that per-shard costs vanish, small enough that
@@ -179,7 +179,6 @@ class StreamingSuite:
     version: str = "external"
     description: str = ""
     parallel = False
-    streaming = True
     families: tuple[str, ...] = ()
     seen_languages: list[str] | None = None
 
@@ -215,6 +214,23 @@ class StreamingSuite:
 
     def shards(self) -> list[Any]:
         return list(self._plan[0])
+
+    def plan_shards(self, workers: int) -> tuple[list[Any], int]:
+        """The planned ranges (the same for any number of workers)."""
+        return self.shards(), self.shard_bytes
+
+    def sample_documents(self) -> list[Document]:
+        shards = self.shards()
+        return shards[0].read()[0] if shards else []
+
+    def after_reading(self, languages: list[str], counts: Mapping[str, int],
+                      documents: int) -> ReadReport:
+        """The languages seen, and what was left out, counted by the workers."""
+        self.seen_languages = sorted(languages)
+        if documents == 0:
+            self.meta.update(counts)
+            raise self.no_documents()
+        return ReadReport(sorted(languages), self.subset_by, counts)
 
     def iter_documents(self) -> Iterator[Document]:
         """Every document, shard by shard; what was left out is counted in ``meta``."""
