@@ -140,10 +140,7 @@ METRIC_LITERALS_ALLOWED: dict[str, set[str]] = {
     "ci/compare.py": {"roundtrip"},
     "cli/pytest_plugin.py": {"roundtrip"},
     # views drawn for named metrics (a premium chart, a speed profile, sweep series)
-    "render/html.py": {"premium_worst"},
-    "render/markdown.py": {"premium_worst"},
-    "render/plots.py": {"premium_macro", "premium_gini", "bytes_per_token", "premium",
-                        "fertility", "throughput_mb_s", "premium_worst"},
+    "render/plots.py": {"bytes_per_token", "premium", "fertility", "throughput_mb_s"},
     "render/speed.py": {"first_call_ms", "encode_mb_s", "rss_mb", "batch_mb_s", "encode_p50_us",
                         "threads_used", "scaling_exponent", "load_s", "import_s"},
     "render/sweep.py": {"bytes_per_token", "fertility"},

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import re
 
+from tokbench.metrics.fairness import WORST
 from tokbench.render.tables import (
     Table,
     build_tables,
     format_value,
     left_out_text,
     summary_table,
+    worst_languages,
 )
 from tokbench.results import Results
 
@@ -85,10 +87,9 @@ def render_markdown(results: Results, plots: list[str] | None = None) -> str:
             continue
         out += ["", f"## {md_text(suite)}", "", "### summary (all documents)", "",
                 table_markdown(summary, "metric")]
-        worst = [f"{r.tokenizer} {r.extra['lang']} ({r.value:.2f})" for r in results.rows
-                 if r.suite == suite and r.metric == "premium_worst" and r.extra.get("lang")]
+        worst = worst_languages(results, suite)
         if worst:
-            out += ["", "Worst-case language (premium_worst): " + ", ".join(worst) + "."]
+            out += ["", f"Worst-case language ({WORST.name}): {worst}."]
         for t in build_tables(results, suites=[suite]):
             if len(t.subsets) <= 1:
                 continue

@@ -119,6 +119,15 @@ def left_out_text(counts: dict[str, Any]) -> str:
     return "documents: " + "; ".join(parts) if parts else ""
 
 
+def worst_languages(results: Results, suite: str) -> str:
+    """``"gpt2 mya_Mymr (15.27), ..."``: each tokenizer's worst-case language of ``suite``
+    (the fairness metric ``premium_worst`` names it in its row), or ``""``."""
+    from tokbench.metrics.fairness import WORST
+
+    return ", ".join(f"{r.tokenizer} {r.extra['lang']} ({r.value:.2f})" for r in results.rows
+                     if r.suite == suite and r.metric == WORST.name and r.extra.get("lang"))
+
+
 def format_value(value: Any, info: MetricInfo) -> str:
     """A value as shown in tables (the JSON keeps full precision)."""
     if value is None:
