@@ -80,6 +80,7 @@ CHECKS: dict[str, Callable[[Any, str], Any]] = {
     "threads": _count(1, 1024),
     "jobs": _count(1, 4096),
     "fertility": _text,  # the convention itself is checked by Settings
+    "morph_gold": _text,  # the file is read (and checked) by the run
 }
 
 

@@ -20,7 +20,8 @@ RECOMMEND_TOKENIZERS = ("gpt2", "cl100k_base", "o200k_base", "llama-2", "llama-3
                         "xlm-roberta")
 
 _JAPANESE_SUITES = ["japanese", "multilingual?languages=eng_Latn,jpn_Jpan"]
-_JAPANESE_METRICS = ["compression", "fertility", "premium", "unknown", "roundtrip", "throughput"]
+_JAPANESE_METRICS = ["compression", "fertility", "morph", "morph_sudachi", "robustness", "premium",
+                     "unknown", "roundtrip", "throughput"]
 _JAPANESE_FOCUS = {"japanese": "all", "multilingual": "jpn_Jpan"}
 
 PRESETS: dict[str, dict[str, Any]] = {

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 
 from tokbench.metrics.fairness import WORST
+from tokbench.metrics.trust import legend as trust_legend
+from tokbench.metrics.verdict import verdict
 from tokbench.render.tables import (
     Table,
     build_tables,
@@ -13,6 +15,7 @@ from tokbench.render.tables import (
     summary_table,
     worst_languages,
 )
+from tokbench.render.verdict import verdict_markdown
 from tokbench.results import Results
 
 _MD_SPECIAL = re.compile(r"([\\`*\[\]|#!]|(?<!\w)_|_(?!\w))")
@@ -40,10 +43,14 @@ def table_markdown(t: Table, label: str = "subset") -> str:
         info = t.metric if t.metric.name != "summary" else metric_info(subset)
         cells = []
         for tok in t.tokenizers:
-            text = format_value(t.cells.get(subset, {}).get(tok), info)
+            text = format_value(t.cells.get(subset, {}).get(tok), info) + \
+                t.symbol(subset, tok)
             cells.append(f"**{text}**" if tok in t.best.get(subset, set()) else text)
         name = f"{subset} {info.arrow}".strip() if t.metric.name == "summary" else subset
         lines.append(f"| {md_text(name)} | " + " | ".join(cells) + " |")
+    legend = trust_legend(t.symbols())
+    if legend:
+        lines += ["", "; ".join(legend) + "."]
     return "\n".join(lines)
 
 
@@ -55,7 +62,9 @@ def render_markdown(results: Results, plots: list[str] | None = None) -> str:
                f", commit `{meta.git_commit or 'n/a'}`"
                f", {meta.machine.get('cpus', '?')} CPUs.")
     out.append("")
-    out.append("↑ higher is better, ↓ lower is better; the best value of each row is **bold**.")
+    out.append("↑ higher is better, ↓ lower is better; the best value of each row is **bold** "
+               "(never a value marked † or ‡).")
+    out += verdict_markdown(verdict(results), md_text)
     out.append("")
     out += ["## Tokenizers", "", "| name | backend | version | vocab | source | sha256 |",
             "|---|---|---|---:|---|---|"]
