@@ -56,6 +56,10 @@ class ShardTask:
     parallel: bool
     threads: int = 1
     fertility: str = "context/words"  # FertilityConvention, as text
+    #: what to do with the shard: "metrics", or "module:function" taking (task, toolkit)
+    #: and returning a ShardResult (``tokbench parity`` uses this); ``options`` are its own
+    job: str = "metrics"
+    options: tuple[tuple[str, Any], ...] = ()
 
     @property
     def nbytes(self) -> int:
@@ -75,6 +79,7 @@ class ShardResult:
     segmenters: dict[str, str | None] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
     host: str = ""
+    payload: Any = None  # what a job other than "metrics" returns
 
 
 class Toolkit:
@@ -128,6 +133,12 @@ def process_shard(task: ShardTask) -> ShardResult:
     toolkit = _TOOLKITS.get(task.run_id)
     if toolkit is None:
         raise RuntimeError(f"tokenizers of run {task.run_id} are not loaded in this worker")
+    if task.job != "metrics":
+        from tokbench.registry import import_object
+
+        job: Any = import_object(task.job)
+        result: ShardResult = job(task, toolkit)
+        return result
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     docs, counts = task.source.read()

@@ -90,9 +90,9 @@ class RunnableSuite(Protocol):
         ...
 
     def after_reading(self, languages: list[str], counts: Mapping[str, int],
-                      documents: int) -> ReadReport:
-        """What the run learnt by reading ``documents`` documents (an error when a
-        streamed suite turned out empty)."""
+                      documents: int | None) -> ReadReport:
+        """What the run learnt by reading ``documents`` documents (None: not counted); an
+        error when a streamed suite turned out empty."""
         ...
 
 
@@ -157,7 +157,7 @@ class Suite:
         return self.documents
 
     def after_reading(self, languages: list[str], counts: Mapping[str, int],
-                      documents: int) -> ReadReport:
+                      documents: int | None) -> ReadReport:
         """Loading already counted what was left out (``meta``); the languages are known."""
         return ReadReport(None, None, self.meta)
 

@@ -224,7 +224,7 @@ class StreamingSuite:
         return shards[0].read()[0] if shards else []
 
     def after_reading(self, languages: list[str], counts: Mapping[str, int],
-                      documents: int) -> ReadReport:
+                      documents: int | None) -> ReadReport:
         """The languages seen, and what was left out, counted by the workers."""
         self.seen_languages = sorted(languages)
         if documents == 0:
