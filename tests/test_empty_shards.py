@@ -82,9 +82,7 @@ def test_any_cut_of_a_parallel_suite_gives_the_rows_of_the_uncut_run(
     """In-memory shards cut anywhere, empty ones included (premium and fairness too)."""
     from unittest import mock
 
-    from tokbench.engine import runner
-    from tokbench.engine.work import InlineDocs
-    from tokbench.suites.model import Document, Suite
+    from tokbench.suites.model import Document, InlineDocs, Suite
 
     docs = [Document(f"{lang}:{i}", lang, "d", pair[k], align=str(i))
             for i, pair in enumerate(texts) for k, lang in enumerate(("eng_Latn", "deu_Latn"))]
@@ -102,6 +100,6 @@ def test_any_cut_of_a_parallel_suite_gives_the_rows_of_the_uncut_run(
         return sorted((r.tokenizer, r.subset, r.metric, r.value) for r in res.rows)
 
     whole = rows()
-    with mock.patch.object(runner, "_shards", cut):
+    with mock.patch.object(Suite, "plan_shards", cut):
         assert rows() == whole
     assert any(m == "premium" for _, _, m, _ in whole)

@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING, Any
 from tokbench.adapters.base import (
     SourceInfo,
     Tokenizer,
-    byte_spans_to_char_spans,
     check_options,
     first_line,
     out_of_vocab,
@@ -415,10 +414,6 @@ class TiktokenTokenizer(Tokenizer):
         if token_id in self._special_text:
             return self._special_text[token_id]
         return self.token_bytes(token_id).decode("utf-8", errors="backslashreplace")
-
-    def offsets(self, text: str) -> list[tuple[int, int]] | None:
-        """Character offsets from the token bytes (exact: tiktoken is lossless)."""
-        return byte_spans_to_char_spans(text, self.encode_with_spans(text).spans)
 
     def backend_version(self) -> str:
         return str(_import_tiktoken().__version__)

@@ -34,12 +34,11 @@ from types import TracebackType
 from typing import IO, Any
 
 from tokbench.atomic import write_atomic
+from tokbench.engine.state import STATE_FILE
 from tokbench.errors import InputError, TokbenchError
 
 #: the marker of a folder tokbench owns: which run wrote it, and which files
 MARKER = ".tokbench-out.json"
-#: finished shards of a run in progress (removed when the run completes)
-STATE_FILE = ".tokbench-state.json"
 #: what a run writes into its working folder before its last step
 RUN_FILES = ("results.json", STATE_FILE)
 #: what ``run --baseline`` writes into OUT after it is published

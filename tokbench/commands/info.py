@@ -20,10 +20,10 @@ def main(args: argparse.Namespace) -> int:
 
     from tokbench.cli.console import console, err_console, escape
     from tokbench.loading.catalog import get_entry, new_session
-    from tokbench.loading.loader import load_tokenizer, parse_spec
-    from tokbench.metrics.vocab import vocabulary_facts
+    from tokbench.loading.loader import load_tokenizer, parse_tokenizer_spec
+    from tokbench.metrics.tokenizer_facts import vocabulary_facts
 
-    spec = parse_spec(args.name)
+    spec = parse_tokenizer_spec(args.name)
     entry = get_entry(spec.value) if spec.kind == "catalog" else None
     status = err_console()
     with new_session(on_status=lambda m: status.print(f"[dim]{escape(m)}…[/]",

@@ -38,10 +38,6 @@ def main(args: argparse.Namespace) -> int:
         raise InputError(f"{out}: not a directory; give --out a directory for report.html")
     if args.samples is not None and args.samples < 1:
         raise InputError("--samples must be at least 1")
-    if args.no_fetch:
-        import os
-
-        os.environ["TOKBENCH_OFFLINE"] = "1"
     out.mkdir(parents=True, exist_ok=True)
     # drawn beside OUT first: OUT gets them only if no file of the user's would be overwritten
     import tempfile

@@ -14,13 +14,6 @@ HELP = "compare tokenizers on suites; writes results.json, results.csv, report.m
 
 DEFAULT_OUT = "reports/latest"
 
-#: headline metrics of the terminal summary, with short column labels
-SUMMARY_METRICS = {"tokens": "tokens", "chars_per_token": "chars per token",
-                   "bytes_per_token": "bytes per token", "fertility": "fertility",
-                   "premium": "premium", "unk_rate": "unk", "roundtrip": "round trip",
-                   "throughput_mb_s": "MB/s"}
-
-
 def _csv(value: str) -> list[str]:
     return [v.strip() for v in value.split(",") if v.strip()]
 
@@ -103,10 +96,6 @@ def main(args: argparse.Namespace) -> int:
         from tokbench.suites.morph_gold import read_gold
 
         read_gold(settings.morph_gold)
-    if args.no_fetch:
-        import os
-
-        os.environ["TOKBENCH_OFFLINE"] = "1"
     with OutputFolder(out) as folder:  # a second run into OUT stops here, naming this one
         source = folder.resume_source() if args.resume else None
         # an empty Results still resumes the finished shards of a run killed before its
@@ -128,11 +117,11 @@ def main(args: argparse.Namespace) -> int:
         suites, suite_errors = load_suites(conf.get("suites") or DEFAULT_SUITES)
         if not suites:
             more = f" and {len(suite_errors) - 1} more" if len(suite_errors) > 1 else ""
-            raise TokbenchError(f"no suite could be loaded ({suite_errors[0]['suite']}: "
-                                f"{suite_errors[0]['error']}{more}); {out} is unchanged")
+            raise TokbenchError(f"no suite could be loaded ({suite_errors[0].suite}: "
+                                f"{suite_errors[0].error}{more}); {out} is unchanged")
         for err in suite_errors:
-            err_console().print(f"[yellow]suite {escape(err['suite'])} not run:[/] "
-                                f"{escape(err['error'])}", highlight=False)
+            err_console().print(f"[yellow]suite {escape(str(err.suite))} not run:[/] "
+                                f"{escape(err.error)}", highlight=False)
         results = _run(folder, tokenizers, suites, suite_errors, conf, settings, resume, args)
         errors = results.meta.errors
         if not results.rows:
@@ -163,12 +152,12 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _run(folder: Any, tokenizers: list[str] | None, suites: list[Any],
-         suite_errors: list[dict[str, str]], conf: dict[str, Any], settings: Any,
+         suite_errors: list[Any], conf: dict[str, Any], settings: Any,
          resume: Any, args: argparse.Namespace) -> Any:
     """Run into the staging folder; an interruption keeps the finished units in OUT."""
-    from tokbench.cli.outdir import STATE_FILE
     from tokbench.cli.output import Checkpoint
     from tokbench.engine.runner import run
+    from tokbench.engine.state import STATE_FILE
 
     # finished shards of a killed or interrupted run carry over into this one on --resume
     # the earlier unfinished run's results too: an interruption before this run's first
@@ -198,11 +187,9 @@ def _run(folder: Any, tokenizers: list[str] | None, suites: list[Any],
     return results
 
 
-def _add_suite_errors(results: Any, suite_errors: list[dict[str, str]]) -> None:
-    from tokbench.record import RunError
-
+def _add_suite_errors(results: Any, suite_errors: list[Any]) -> None:
     errors = results.meta.errors
-    errors.extend(e for e in map(RunError.from_dict, suite_errors) if e not in errors)
+    errors.extend(e for e in suite_errors if e not in errors)
 
 
 def _write(folder: Any, results: Any, args: argparse.Namespace) -> list[Path]:
@@ -266,13 +253,14 @@ def _print_summary(con: Any, results: Any, focus: dict[str, str] | None) -> None
     never cut)."""
     from tokbench.cli.console import escape, print_fitted
     from tokbench.cli.verdict import print_legend, print_verdict
-    from tokbench.metrics import metric_info
+    from tokbench.metrics import SUMMARY_RUN, summary_metrics
     from tokbench.metrics.trust import Trust
     from tokbench.metrics.verdict import verdict
     from tokbench.render.tables import format_value, left_out_text, tokenizer_order
 
     print_verdict(con, verdict(results))
     toks = tokenizer_order(results)
+    headline = {m.name: m for m in summary_metrics(SUMMARY_RUN)}
     trust = Trust.of(results)
     symbols: list[str] = []
     for suite, info in results.meta.suites.items():
@@ -283,12 +271,12 @@ def _print_summary(con: Any, results: Any, focus: dict[str, str] | None) -> None
         values: dict[str, dict[str, Any]] = {}
         failed: dict[str, int] = {}  # documents left out of a tokenizer's values
         for r in results.rows:
-            if r.suite == suite and r.subset == subset and r.metric in SUMMARY_METRICS:
+            if r.suite == suite and r.subset == subset and r.metric in headline:
                 values.setdefault(r.metric, {})[r.tokenizer] = r.value
                 failed[r.tokenizer] = int(r.extra.get("failed_docs") or 0)
         if not values:
             continue
-        metrics = [m for m in SUMMARY_METRICS if m in values]
+        metrics = [m for m in headline if m in values]
         # a value over fewer documents (some failed) is not comparable: never best
         best = {m: trust.best({t: v for t, v in values[m].items() if not failed.get(t)},
                               suite, subset, m) for m in metrics}
@@ -298,10 +286,10 @@ def _print_summary(con: Any, results: Any, focus: dict[str, str] | None) -> None
             symbols += [c.symbols for c in flags.values()]
             # the symbol before the value, so the digits of a column stay aligned
             texts[m] = {tok: (flags[tok].symbols if tok in flags else "")
-                        + format_value(values[m].get(tok), metric_info(m)) for tok in toks}
+                        + format_value(values[m].get(tok), headline[m]) for tok in toks}
         columns = []
         for m in metrics:
-            header = f"{SUMMARY_METRICS[m]} {metric_info(m).arrow}".strip()
+            header = headline[m].header
             cells = [f"[bold green]{escape(texts[m][tok])}[/]" if tok in best[m]
                      else escape(texts[m][tok]) for tok in toks]
             columns.append((header, cells))

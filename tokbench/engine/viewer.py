@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from tokbench.adapters.base import char_to_byte_index, first_line
+from tokbench.adapters.base import char_to_byte_offsets, first_line
 from tokbench.errors import TokbenchError, tokenizer_raised
 from tokbench.suites.stream import AnySuite, StreamingSuite
 
@@ -116,7 +116,7 @@ class _Offsets:
     def __init__(self, text: str) -> None:
         self.text = text
         self.data = text.encode("utf-8", "surrogatepass")
-        self.index = char_to_byte_index(text)
+        self.index: list[int] = char_to_byte_offsets(text).tolist()
 
     def aligned(self, b: int) -> bool:
         k = bisect.bisect_left(self.index, b)

@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -29,32 +29,14 @@ from tokbench.metrics.compute import (
 )
 from tokbench.metrics.conventions import DEFAULT as DEFAULT_CONVENTION
 from tokbench.metrics.conventions import FertilityConvention, Span, count_alone, word_spans
-from tokbench.metrics.stats import UnitStats, bound_failures
+from tokbench.metrics.stats import FailureExample, UnitStats, bound_failures
+from tokbench.record import Failure
 from tokbench.suites.model import Document
+from tokbench.suites.model import Shard as ShardSource
 
 if TYPE_CHECKING:
-    from tokbench.adapters.base import Encoded, Tokenizer
+    from tokbench.adapters.base import EncodedWithOffsets, Tokenizer
     from tokbench.suites.variants import Variant
-
-
-class ShardSource(Protocol):
-    """Where a shard's documents come from; picklable, readable in any process."""
-
-    @property
-    def nbytes(self) -> int: ...
-
-    def read(self) -> tuple[list[Document], dict[str, int]]: ...
-
-
-@dataclass(frozen=True)
-class InlineDocs:
-    """A slice of an in-memory suite, carried with the task."""
-
-    documents: tuple[Document, ...]
-    nbytes: int
-
-    def read(self) -> tuple[list[Document], dict[str, int]]:
-        return list(self.documents), {}
 
 
 @dataclass(frozen=True)
@@ -266,24 +248,24 @@ def _groups(docs: list[Document], subset_by: str) -> dict[str, np.ndarray]:
 
 
 def encode_all(tok: Tokenizer, texts: list[str], threads: int = 1, offsets: bool = True
-               ) -> tuple[list[Encoded | None], list[tuple[int, str]]]:
+               ) -> tuple[list[EncodedWithOffsets | None], list[tuple[int, str]]]:
     """Encode every text once, with the backend's offsets where it gives them in the same
     call (``Tokenizer.encode_batch_offsets``) when ``offsets``; a text the tokenizer
     raises on is recorded, the rest go on."""
 
-    from tokbench.adapters.base import Encoded
+    from tokbench.adapters.base import EncodedWithOffsets
 
-    def encode(batch: list[str]) -> list[Encoded]:
+    def encode(batch: list[str]) -> list[EncodedWithOffsets]:
         if offsets:
             return list(tok.encode_batch_offsets(batch, threads=threads))
-        return [Encoded(ids) for ids in tok.encode_batch(batch, threads=threads)]
+        return [EncodedWithOffsets(ids) for ids in tok.encode_batch(batch, threads=threads)]
 
     try:
-        return list[Encoded | None](encode(texts)), []
+        return list[EncodedWithOffsets | None](encode(texts)), []
     except BaseException as e:  # find the bad documents one by one
         if not tokenizer_raised(e):
             raise
-    out: list[Encoded | None] = []
+    out: list[EncodedWithOffsets | None] = []
     errors: list[tuple[int, str]] = []
     for i, t in enumerate(texts):
         try:
@@ -316,9 +298,10 @@ def _measure(task: ShardTask, docs: list[Document], texts: list[str], layout: Su
     encodings = [e.ids if e is not None else None for e in encoded]
     timings["encode"] = timings.get("encode", 0.0) + time.perf_counter() - t0
 
-    def failure(i: int, **detail: Any) -> dict[str, Any]:
-        return {"tokenizer": name, "suite": task.suite, "doc_id": docs[i].id,
-                "_shard": task.index, "_pos": i, **detail}
+    def failure(i: int, **detail: Any) -> FailureExample:
+        return FailureExample(Failure.from_dict({"tokenizer": name, "suite": task.suite,
+                                                 "doc_id": docs[i].id, **detail}),
+                              task.index, i)
 
     failures = [failure(i, kind="error", error=msg) for i, msg in errors]
     decoded: list[str | None] | None = None
@@ -370,7 +353,7 @@ def _measure(task: ShardTask, docs: list[Document], texts: list[str], layout: Su
             if d.align is not None and counts.ok[i]:
                 out.aligned.setdefault(d.lang, {})[d.align] = int(counts.tokens[i])
     for f in failures:
-        kind = str(f["kind"])
+        kind = f.failure.kind
         out.failure_counts[kind] = out.failure_counts.get(kind, 0) + 1
     out.failures = bound_failures(failures)
     timings["measure"] = timings.get("measure", 0.0) + time.perf_counter() - t0

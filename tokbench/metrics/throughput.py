@@ -8,6 +8,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from tokbench.constants import THREAD_CPU
+
 if TYPE_CHECKING:
     from tokbench.adapters.base import Tokenizer
 
@@ -27,7 +29,7 @@ class Throughput:
 
 #: The calling thread's CPU time: encoding runs on this one thread, and unlike the wall
 #: clock it does not count the time other processes of a busy machine take from it.
-CLOCK = "thread_cpu"
+CLOCK = THREAD_CPU
 
 
 def measure_throughput(tok: Tokenizer, texts: Sequence[str], repeats: int = 5,

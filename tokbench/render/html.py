@@ -23,6 +23,7 @@ from typing import Any
 from tokbench.atomic import write_atomic
 from tokbench.metrics import metric_info
 from tokbench.metrics.base import MetricInfo
+from tokbench.metrics.fairness import WORST
 from tokbench.metrics.trust import LEGEND as TRUST_LEGEND
 from tokbench.metrics.trust import Caveat
 from tokbench.metrics.verdict import verdict
@@ -34,6 +35,7 @@ from tokbench.render.tables import (
     left_out_text,
     summary_table,
     tokenizer_order,
+    worst_languages,
 )
 from tokbench.render.verdict import verdict_html
 from tokbench.render.visible import shown
@@ -369,11 +371,10 @@ def _suite_sections(results: Results, page: _Page) -> None:
         sid = _slug(f"suite-{suite}", page.ids)
         label = {"lang": "language", "domain": "domain"}.get(d.subset_by or "", "subset")
         body = ["<h3>All documents</h3>", leaderboard(summary, f"{suite}: every metric")]
-        worst = [f"{r.tokenizer} {r.extra['lang']} ({r.value:.2f})" for r in results.rows
-                 if r.suite == suite and r.metric == "premium_worst" and r.extra.get("lang")]
+        worst = worst_languages(results, suite)
         if worst:
-            body.append(f'<p class="note">Worst-case language (premium_worst): '
-                        f'{esc(", ".join(worst))}.</p>')
+            body.append(f'<p class="note">Worst-case language ({WORST.name}): '
+                        f'{esc(worst)}.</p>')
         children: list[tuple[str, str]] = []
         tables = [t for t in build_tables(results, suites=[suite]) if len(t.subsets) > 1]
         if tables:

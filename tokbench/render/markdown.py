@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from tokbench.metrics.fairness import WORST
 from tokbench.metrics.trust import legend as trust_legend
 from tokbench.metrics.verdict import verdict
 from tokbench.render.tables import (
@@ -11,6 +12,7 @@ from tokbench.render.tables import (
     build_tables,
     left_out_text,
     summary_table,
+    worst_languages,
 )
 from tokbench.render.verdict import verdict_markdown
 from tokbench.render.visible import shown
@@ -93,10 +95,9 @@ def render_markdown(results: Results, plots: list[str] | None = None) -> str:
             continue
         out += ["", f"## {md_text(suite)}", "", "### summary (all documents)", "",
                 table_markdown(summary, "metric")]
-        worst = [f"{r.tokenizer} {r.extra['lang']} ({r.value:.2f})" for r in results.rows
-                 if r.suite == suite and r.metric == "premium_worst" and r.extra.get("lang")]
+        worst = worst_languages(results, suite)
         if worst:
-            out += ["", "Worst-case language (premium_worst): " + ", ".join(worst) + "."]
+            out += ["", f"Worst-case language ({WORST.name}): {worst}."]
         for t in build_tables(results, suites=[suite]):
             if len(t.subsets) <= 1:
                 continue

@@ -131,11 +131,6 @@ def summary_table(results: Results, suite: str, subset: str = ALL) -> Table | No
     return t
 
 
-PERCENT_METRICS = {"roundtrip", "vocab_used", "continued_words", "unk_chars", "unk_rate",
-                   "byte_fallback",
-                   "digits_single", "digits_l2r3", "digits_r2l3", "digits_other"}
-
-
 #: what a suite's loading left out or changed (``Suite.left_out()``), in words
 LEFT_OUT = {"skipped_invalid": "{n} left out for invalid UTF-8 (errors=skip)",
             "replaced_invalid": "{n} with invalid UTF-8 replaced by U+FFFD (errors=replace)",
@@ -149,13 +144,22 @@ def left_out_text(counts: dict[str, Any]) -> str:
     return "documents: " + "; ".join(parts) if parts else ""
 
 
+def worst_languages(results: Results, suite: str) -> str:
+    """``"gpt2 mya_Mymr (15.27), ..."``: each tokenizer's worst-case language of ``suite``
+    (the fairness metric ``premium_worst`` names it in its row), or ``""``."""
+    from tokbench.metrics.fairness import WORST
+
+    return ", ".join(f"{r.tokenizer} {r.extra['lang']} ({r.value:.2f})" for r in results.rows
+                     if r.suite == suite and r.metric == WORST.name and r.extra.get("lang"))
+
+
 def format_value(value: Any, info: MetricInfo) -> str:
     """A value as shown in tables (the JSON keeps full precision)."""
     if value is None:
         return "–"
     if isinstance(value, bool):
         return str(value)
-    if info.name in PERCENT_METRICS:
+    if info.percent:
         return f"{100 * value:.2f}%"
     if isinstance(value, int) or info.decimals == 0 or abs(value) >= 1000:
         return f"{value:,.0f}"

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import IO, Any
 
 from tokbench.errors import InputError
-from tokbench.suites.model import Document, Suite
+from tokbench.suites.model import Document, ReadReport, Suite
 from tokbench.suites.reading import BOM, Counts, Reader, fix_hint
 
 #: target size of one shard: big enough that per-shard costs vanish, small enough that
@@ -161,6 +161,10 @@ class FileEntry:
     jsonl: bool
 
 
+#: how far ``StreamingSuite.sample_documents`` reads past shards without documents
+SAMPLE_SCAN_BYTES = 4 << 20
+
+
 @dataclass
 class StreamingSuite:
     """A suite of line-per-document text or JSONL files, read shard by shard.
@@ -186,7 +190,6 @@ class StreamingSuite:
     version: str = "external"
     description: str = ""
     parallel = False
-    streaming = True
     families: tuple[str, ...] = ()
     seen_languages: list[str] | None = None
 
@@ -223,6 +226,36 @@ class StreamingSuite:
 
     def shards(self) -> list[Any]:
         return list(self._plan[0])
+
+    def plan_shards(self, workers: int) -> tuple[list[Any], int]:
+        """The planned ranges (the same for any number of workers)."""
+        return self.shards(), self.shard_bytes
+
+    def sample_documents(self) -> list[Document]:
+        """The documents of the first shard that holds any (a shard may hold none: blank
+        lines, a language filter), reading at most ``SAMPLE_SCAN_BYTES``."""
+        read = 0
+        for shard in self.shards():
+            if read >= SAMPLE_SCAN_BYTES:
+                break
+            docs: list[Document] = shard.read()[0]
+            if docs:
+                return docs
+            read += shard.nbytes
+        return []
+
+    def reuse_reading(self, languages: list[str]) -> bool:
+        self.seen_languages = list(languages)
+        return True
+
+    def after_reading(self, languages: list[str], counts: Mapping[str, int],
+                      documents: int | None) -> ReadReport:
+        """The languages seen, and what was left out, counted by the workers."""
+        self.seen_languages = sorted(languages)
+        if documents == 0:
+            self.meta.update(counts)
+            raise self.no_documents()
+        return ReadReport(sorted(languages), self.subset_by, counts)
 
     def iter_documents(self) -> Iterator[Document]:
         """Every document, shard by shard; what was left out is counted in ``meta``."""
