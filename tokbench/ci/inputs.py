@@ -170,11 +170,17 @@ def _settings_changes(base: RunMeta, new: RunMeta) -> list[tuple[str, tuple[str,
     bs, ns = base.settings, new.settings
     if not bs or not ns:
         return []
+    from tokbench.engine.runner import Settings
+
+    # a setting one run does not record is one its tokbench version did not have: it ran
+    # as the setting's default does (a setting is added with the old behaviour as default)
+    defaults = Settings().to_dict()
     out: list[tuple[str, tuple[str, ...] | None]] = []
     scopes = setting_scopes()
     for key in sorted(bs.keys() | ns.keys()):
         scope = scopes.get(key)
-        if (scope is None and key in NEUTRAL_SETTINGS) or bs.get(key) == ns.get(key):
+        before, after = bs.get(key, defaults.get(key)), ns.get(key, defaults.get(key))
+        if (scope is None and key in NEUTRAL_SETTINGS) or before == after:
             continue
-        out.append((f"setting {key} changed ({bs.get(key)!r} → {ns.get(key)!r})", scope))
+        out.append((f"setting {key} changed ({before!r} → {after!r})", scope))
     return out

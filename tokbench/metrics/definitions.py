@@ -313,27 +313,27 @@ BUILTIN_METRICS: list[MetricInfo] = [
        "MorphScore on the --morph-gold file: share of gold morpheme boundaries with a token "
        "boundary on them, each word encoded alone without a leading space; words left in "
        "one token excluded", "Σ gold boundaries at a token boundary / Σ gold boundaries, "
-       "words of ≥2 tokens", citation=_ARNETT, needs=GOLD_STATS,
+       "words of ≥2 tokens", citation=_ARNETT, needs=GOLD_STATS, settings=("morph_gold",),
        percent=True,
        compute=_ratio("ms_hits", "ms_gold")),
     _m("morph_gold_precision", "morph_gold", "higher",
        "share of the token boundaries inside the --morph-gold words that are gold morpheme "
        "boundaries (every word, each encoded alone)", "Σ hits / Σ token boundaries",
-       citation=_UZAN, needs=GOLD_STATS, percent=True,
+       citation=_UZAN, needs=GOLD_STATS, settings=("morph_gold",), percent=True,
        compute=_ratio("item_hits", "item_cuts")),
     _m("morph_gold_recall", "morph_gold", "higher",
        "share of the gold morpheme boundaries of the --morph-gold words that are token "
        "boundaries (every word, one-token words included)", "Σ hits / Σ gold boundaries",
-       citation=_UZAN, needs=GOLD_STATS, percent=True,
+       citation=_UZAN, needs=GOLD_STATS, settings=("morph_gold",), percent=True,
        compute=_ratio("item_hits", "item_gold")),
     _m("morph_gold_f1", "morph_gold", "higher", "boundary F1 on the --morph-gold words",
        "2 Σ hits / (Σ token boundaries + Σ gold boundaries)", citation=_UZAN,
-       needs=GOLD_STATS,
+       needs=GOLD_STATS, settings=("morph_gold",),
        percent=True,
        compute=lambda s, c: ratio(2 * s["item_hits"], s["item_cuts"] + s["item_gold"])),
     _m("morph_gold_single", "morph_gold", "none",
        "share of the --morph-gold words kept in one token (left out of MorphScore)",
-       "words of 1 token / words", needs=GOLD_STATS, percent=True,
+       "words of 1 token / words", needs=GOLD_STATS, settings=("morph_gold",), percent=True,
        compute=_ratio("ms_single", "item_docs")),
     *_robust_metrics(None),
     *(m for v in VARIANTS for m in _robust_metrics(v)),
