@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from tokbench.adapters.base import SourceInfo, Tokenizer
 
@@ -56,3 +57,29 @@ class ToyTokenizer(Tokenizer):
 
     def backend_version(self) -> str:
         return "0"
+
+
+def metric_values(counts: Any, idx: Any, families: Sequence[str], vocab_size: int,
+                  has_unk: bool) -> dict[str, Any]:
+    """Metric values over the documents ``idx`` of per-document ``counts``, as a run computes
+    them: the counts summed (``subset_sums``), then each metric's formula (``evaluate``)."""
+    from tokbench.metrics import metrics_of
+    from tokbench.metrics.base import MetricContext
+    from tokbench.metrics.compute import evaluate, subset_sums
+    from tokbench.metrics.stats import collectors_for
+
+    metrics = metrics_of(families)
+    stats = subset_sums(counts, idx, collectors_for(n for m in metrics for n in m.needs))
+    values = evaluate(stats, metrics, MetricContext(vocab_size, has_unk))
+    return {k: v for k, v in values.items() if v is not None}
+
+
+def histogram_metric(metric: str, ids: Any, vocab_size: int) -> Any:
+    """A histogram metric's formula (``renyi_efficiency_vocab``...) on token ids ``ids``."""
+    from tokbench.metrics import metric_info
+    from tokbench.metrics.base import MetricContext, SumsView
+    from tokbench.metrics.stats import histogram
+
+    compute = metric_info(metric).compute
+    assert compute is not None
+    return compute(SumsView({}, histogram(ids)), MetricContext(vocab_size, False))

@@ -36,7 +36,6 @@ from tests._trained import (
 from tokbench.adapters import base
 from tokbench.adapters.base import (
     align_spans,
-    byte_spans_to_char_spans,
     char_spans_to_byte_spans,
     spans_reproduce,
 )
@@ -75,7 +74,7 @@ def test_bytes_baseline() -> None:
     assert tok.token_bytes(195) == b"\xc3"
     assert tok.token_str(195) == "\\xc3"
     assert tok.encode_with_spans("aé").spans == [(0, 1), (1, 2), (2, 3)]
-    assert tok.offsets("aé") == [(0, 1), (1, 2), (1, 2)]
+    assert tok.encode_batch_offsets(["aé"])[0].offsets is None  # spans come from the bytes
     assert tok.unk_id is None and tok.special_tokens == {} and not tok.byte_fallback
     with pytest.raises(InputError, match="256"):
         tok.token_bytes(256)
@@ -90,7 +89,6 @@ def test_chars_baseline() -> None:
     assert tok.decode([97, 233, 8364, 128512]) == "aé€😀"
     assert tok.token_bytes(8364) == b"\xe2\x82\xac"
     assert tok.token_bytes(128512) == b"\xf0\x9f\x98\x80"
-    assert tok.offsets("aé€") == [(0, 1), (1, 2), (2, 3)]
     assert tok.encode_with_spans("aé€").spans == [(0, 1), (1, 3), (3, 6)]
     assert tok.describe()["source"]["kind"] == "builtin"
     with pytest.raises(InputError):
@@ -115,7 +113,6 @@ def test_tiktoken_hand_written_ranks() -> None:
     assert tok.encode("<|endoftext|>") == list(b"<|endoftext|>")
     assert tok.token_bytes(260) == b"" and tok.token_str(260) == "<|endoftext|>"
     assert tok.decode([97, 260]) == "a<|endoftext|>"
-    assert tok.offsets("aé") == [(0, 1), (1, 2), (1, 2)]
     assert tok.encode_with_spans(" abc ab").spans == [(0, 1), (1, 4), (4, 7)]
     with pytest.raises(InputError, match="261"):
         tok.token_bytes(261)
@@ -270,7 +267,7 @@ def test_sentencepiece_spans_and_dummy_prefix() -> None:
     enc = tok.encode_with_spans("the Ω")
     assert enc.ids == [pid("▁the"), pid("▁"), pid("<0xCE>"), pid("<0xA9>")]
     assert enc.spans == [(0, 3), (3, 4), (4, 5), (5, 6)]
-    assert tok.offsets("the Ω") == [(0, 3), (3, 4), (4, 5), (4, 5)]
+    assert tok.encode_batch_offsets(["the Ω"])[0].offsets is None  # lossless: spans as above
     # align_spans on the raw token bytes gives the dummy-prefixed piece the same bytes
     assert align_spans(b"the", [b" the"]) == [(0, 3)]
     assert align_spans("Ω".encode(), [b" ", b"\xce", b"\xa9"]) == [(0, 0), (0, 1), (1, 2)]
@@ -497,7 +494,7 @@ def test_transformers_fast_equals_tokenizers(tf_kind: str, hf_kind: str) -> None
         assert tf.encode(text) == hf.encode(text), text
         assert tf.decode(tf.encode(text)) == hf.decode(hf.encode(text)), text
         assert tf.encode_with_spans(text) == hf.encode_with_spans(text), text
-        assert tf.offsets(text) == hf.offsets(text), text
+        assert tf.encode_batch_offsets([text]) == hf.encode_batch_offsets([text]), text
     assert [tf.token_bytes(i) for i in range(tf.vocab_size)] == \
         [hf.token_bytes(i) for i in range(hf.vocab_size)]
 
@@ -532,7 +529,7 @@ def test_transformers_slow_sentencepiece() -> None:
 
     slow = BertGenerationTokenizer(vocab_file=str(sp_bpe_byte_fallback()))
     tok, sp = transformers_adapter.load(slow, name="slow"), adapter("sp-bpe")
-    assert not tok.describe()["fast"] and tok.offsets("x") is None
+    assert not tok.describe()["fast"] and tok.encode_batch_offsets(["x"])[0].offsets is None
     assert tok.byte_fallback and tok.unk_id == 0
     for text in ["the Ω", "hello world", "<s> x </s>", "東京 x"]:
         assert tok.encode(text) == sp.encode(text), text
@@ -620,8 +617,6 @@ def test_align_spans_cases() -> None:
 
 def test_span_conversions() -> None:
     assert char_spans_to_byte_spans("aé€", [(0, 1), (1, 2), (2, 3)]) == [(0, 1), (1, 3), (3, 6)]
-    assert byte_spans_to_char_spans("aé", [(0, 1), (1, 2), (2, 3)]) == [(0, 1), (1, 2), (1, 2)]
-    assert byte_spans_to_char_spans("aé", [(0, 0), (3, 3)]) == [(0, 0), (2, 2)]
     assert base.first_line(ValueError("one\ntwo")) == "one"
 
 

@@ -112,3 +112,127 @@ def test_tests_import_helpers_one_way() -> None:
             if isinstance(node, ast.ImportFrom) and node.module == "tests":
                 bad += [f"{path.name}:{node.lineno}"]  # from tests import _toy
     assert helpers and not bad, bad
+
+
+#: metric names that may still appear as string literals outside ``tokbench/metrics``, and
+#: why. Formats, summaries and setting scopes are read from ``MetricInfo``; what is left
+#: is a field, setting or family that shares a metric's name, or a view drawn for one
+#: named metric. The list only shrinks: a new literal is a fact kept in a second place.
+METRIC_LITERALS_ALLOWED: dict[str, set[str]] = {
+    # tokenizer facts (TokenizerInfo fields, catalog and file keys) named like metrics
+    "adapters/base.py": {"special_tokens", "byte_fallback", "vocab_size"},
+    "adapters/gguf_adapter.py": {"byte_fallback"},
+    "adapters/hf_tokenizers.py": {"byte_fallback"},
+    "adapters/sentencepiece_adapter.py": {"byte_fallback"},
+    "adapters/tiktoken_adapter.py": {"special_tokens"},
+    "loading/catalog.py": {"vocab_size"},
+    "loading/tiktoken_source.py": {"special_tokens"},
+    "record.py": {"byte_fallback", "vocab_size"},
+    "vocab/train.py": {"special_tokens", "vocab_size"},
+    "parity/drift.py": {"vocab_size", "byte_fallback", "special_tokens"},
+    # plot file names of a folder written by tokbench before output markers (frozen)
+    "cli/outdir.py": {"premium", "bytes_per_token"},
+    # the fertility setting, the premium family
+    "cli/config.py": {"fertility"},
+    "commands/run.py": {"fertility"},
+    "engine/presets.py": {"roundtrip", "premium", "fertility"},
+    "commands/recommend.py": {"roundtrip"},
+    "engine/work.py": {"premium"},
+    # families the runner still special-cases by name (issue 22 item 2)
+    "engine/runner.py": {"throughput_mb_s", "throughput_tokens_s", "premium"},
+    # documents that newly fail to round-trip are named on the round-trip rows
+    "ci/compare.py": {"roundtrip"},
+    "cli/pytest_plugin.py": {"roundtrip"},
+    # views drawn for named metrics (a premium chart, a speed profile, sweep series)
+    "render/plots.py": {"bytes_per_token", "premium", "fertility", "throughput_mb_s"},
+    "render/speed.py": {"first_call_ms", "encode_mb_s", "rss_mb", "batch_mb_s", "encode_p50_us",
+                        "threads_used", "scaling_exponent", "load_s", "import_s"},
+    "render/sweep.py": {"bytes_per_token", "fertility"},
+    "commands/bench.py": {"encode_mb_s", "rss_mb", "batch_mb_s", "encode_p99_us",
+                          "encode_p50_us", "scaling_exponent", "load_s"},
+    "commands/info.py": {"utf8_fragment_tokens", "unreachable_tokens", "single_byte_tokens"},
+    # rows the speed family and the sweep emit and read by name
+    "speed/rows.py": {"first_call_ms", "encode_mb_s", "rss_mb", "batch_mb_s", "threads_used",
+                      "scaling_exponent", "load_s", "import_s"},
+    "speed/threads.py": {"threads_used"},
+    # the parity family's rows and its view (issue 19), read by name
+    "parity/run.py": {"load_s", "encode_mb_s", "roundtrip"},
+    "parity/shard.py": {"tokens", "roundtrip"},
+    "render/parity.py": {"load_s", "encode_p99_us", "encode_mb_s", "tokens"},
+    "vocab/scaling.py": {"tokens", "chars_per_token"},
+    "vocab/sweep.py": {"vocab_size", "bytes_per_token", "premium", "fertility", "tokens",
+                       "roundtrip"},
+}
+
+
+def test_metric_facts_are_read_from_the_metric_not_listed_by_name() -> None:
+    """No metric name as a string literal outside ``tokbench/metrics`` beyond the
+    allow-list: percent formats, summary lists and setting scopes come from MetricInfo."""
+    from tokbench.metrics import METRICS
+
+    names = set(METRICS.names())
+    found: dict[str, set[str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).as_posix()
+        if rel.startswith("metrics/"):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        hits = {n.value for n in ast.walk(tree)
+                if isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value in names}
+        extra = hits - METRIC_LITERALS_ALLOWED.get(rel, set())
+        if extra:
+            found[rel] = extra
+    assert not found, f"metric names listed outside tokbench/metrics: {found}"
+
+
+#: facts written once in the package: each literal may appear in one module only
+ONE_PLACE = {
+    "TOKBENCH_OFFLINE": "loading/source_model.py",  # OFFLINE_ENV; the CLI sets it for --no-fetch
+    ".tokbench-state.json": "engine/state.py",  # STATE_FILE
+    "thread_cpu": "constants.py",  # THREAD_CPU
+}
+
+
+def test_shared_constants_are_written_in_one_module() -> None:
+    where: dict[str, set[str]] = {k: set() for k in ONE_PLACE}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).as_posix()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and node.value in where:
+                where[node.value].add(rel)
+    assert where == {k: {v} for k, v in ONE_PLACE.items()}
+
+
+def test_default_tokenizer_and_suite_lists_are_defined_once() -> None:
+    """Each default list has one name and one definition (commands import it)."""
+    defined: dict[str, list[str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in tree.body:
+            literal = isinstance(getattr(node, "value", None), (ast.Tuple, ast.List, ast.Constant))
+            targets = ([t.id for t in node.targets if isinstance(t, ast.Name)]
+                       if isinstance(node, ast.Assign) and literal else
+                       [node.target.id] if isinstance(node, ast.AnnAssign) and literal
+                       and isinstance(node.target, ast.Name) else [])
+            for name in targets:
+                if name.endswith(("_TOKENIZERS", "_SUITES")) or name in ("STATE_FILE",):
+                    defined.setdefault(name, []).append(path.relative_to(PACKAGE).as_posix())
+    assert {k: v for k, v in defined.items() if len(v) > 1} == {}
+    assert defined["DEFAULT_TOKENIZERS"] == ["engine/presets.py"]
+    assert defined["BUILTIN_SUITES"] == ["suites/builtin.py"]
+    assert "DEFAULT_SUITES" not in defined  # an alias of BUILTIN_SUITES, not a second list
+
+
+def test_suites_in_memory_and_streamed_share_one_protocol() -> None:
+    """The runner asks every suite the same questions (``RunnableSuite``); it never tells
+    a streamed suite from an in-memory one by a flag."""
+    from tokbench.suites.model import RunnableSuite, Suite
+    from tokbench.suites.stream import StreamingSuite
+
+    wanted = [n for n in vars(RunnableSuite) if not n.startswith("_")]
+    assert {"plan_shards", "sample_documents", "after_reading"} <= set(wanted)
+    for cls in (Suite, StreamingSuite):
+        assert [n for n in wanted if not hasattr(cls, n) and n not in cls.__annotations__
+                and n not in getattr(cls, "__dataclass_fields__", {})] == [], cls
+    runner = (PACKAGE / "engine" / "runner.py").read_text(encoding="utf-8")
+    assert '"streaming"' not in runner

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 import tokbench
+from tests._toy import metric_values
 from tokbench.loading.loader import load_tokenizer
-from tokbench.metrics.compute import TokenTable, aggregate, measure_documents
+from tokbench.metrics.compute import TokenTable, measure_documents
 
 
 def test_bytes_baseline_by_hand() -> None:
@@ -17,7 +18,7 @@ def test_bytes_baseline_by_hand() -> None:
     texts = ["aé", "日"]  # 1 + 2 bytes, 3 bytes: tokens a | C3 | A9 and E6 | 97 | A5
     c = measure_documents(TokenTable(tok), texts, [tok.encode(t) for t in texts], None, None)
     assert c.byte_tokens.tolist() == [2, 3]
-    v = aggregate(c, np.arange(2), ["unknown"], tok.vocab_size, False)
+    v = metric_values(c, np.arange(2), ["unknown"], tok.vocab_size, False)
     assert v["byte_token_rate"] == pytest.approx(5 / 6)
     assert v["byte_fallback"] == 0.0  # the bytes baseline has no byte-fallback pieces
 

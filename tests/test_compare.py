@@ -452,6 +452,21 @@ def test_backend_version_is_compared_and_settings_changes_are_not_comparable():
     assert by["premium"].status == "worse"
 
 
+def test_a_setting_an_older_run_lacks_counts_as_its_default():
+    """A baseline from a tokbench without a setting ran as its default: not a change."""
+    def meta(settings: dict[str, object]) -> RunMeta:
+        return RunMeta.from_dict({"tokenizers": {"t": {"backend": "tokenizers"}},
+                                  "settings": settings})
+
+    rows = [Row("t", "s", "all", "tokens", 10), Row("t", "morph-gold", "all", "morphscore", 0.5)]
+    old = Results(rows=rows, meta=meta({"premium_join": False}))
+    for value, statuses in (("", ["unchanged", "unchanged"]),
+                            ("gold.csv", ["not_comparable", "unchanged"])):
+        new = Results(rows=rows, meta=meta({"premium_join": False, "morph_gold": value}))
+        # another gold file changes the gold file's rows only
+        assert [r.status for r in compare(old, new).rows] == statuses, value
+
+
 def test_identical_reruns_are_no_change():
     tok = ToyTokenizer(["a", "b", " ", "ab"])
     suite = Suite("s", "1", [Document("d1", "eng_Latn", "x", "ab ba"),

@@ -17,13 +17,14 @@ import pytest
 from tokbench.engine import executors, work
 from tokbench.engine.executors import ProcessExecutor
 from tokbench.engine.runner import run
-from tokbench.engine.work import InlineDocs, ShardTask
+from tokbench.engine.work import ShardTask
 from tokbench.errors import InputError
 from tokbench.metrics import METRICS, metric_info
-from tokbench.metrics.stats import SubsetStats, UnitStats, merge_histograms
+from tokbench.metrics.stats import FailureExample, SubsetStats, UnitStats, merge_histograms
+from tokbench.record import Failure
 from tokbench.results import Results
 from tokbench.suites import load_suite
-from tokbench.suites.model import Document
+from tokbench.suites.model import Document, InlineDocs
 from tokbench.suites.stream import StreamingSuite
 
 LINES = {
@@ -93,7 +94,7 @@ def test_merging_statistics_is_addition_in_any_order() -> None:
         u, c = np.unique(a, return_counts=True)
         return UnitStats({"all": SubsetStats(dict(sums), u, c)},
                          {"deu_Latn": {"1": sums.get("tokens", 0)}},
-                         [{"kind": "other", "_shard": sums["shard"], "_pos": 0}],
+                         [FailureExample(Failure(kind="other"), sums["shard"], 0)],
                          {"other": 1})
 
     parts = [part([1, 2, 2], tokens=3, shard=0), part([2, 5], tokens=2, shard=1),
@@ -109,7 +110,8 @@ def test_merging_statistics_is_addition_in_any_order() -> None:
     assert hist is not None
     assert hist[0].tolist() == [1, 2, 5, 9] and hist[1].tolist() == [4, 3, 1, 1]
     assert forward.subsets["all"].sums["tokens"] == 9
-    assert [f["_shard"] for f in forward.failures] == [0, 1, 2]
+    assert [f.shard for f in forward.failures] == [0, 1, 2]
+    assert UnitStats.from_dict(forward.to_dict()).to_dict() == forward.to_dict()
     ids, counts = merge_histograms((np.array([3]), np.array([2])), (np.array([3]), np.array([5])))
     assert ids.tolist() == [3] and counts.tolist() == [7]
 
@@ -204,8 +206,10 @@ def test_a_file_changed_or_deleted_during_the_run_is_named(tmp_path: Path) -> No
     data = bytearray(jpn.read_bytes())
     data[28] = 0xFF  # the first byte of line 2 ("2024年...")
     jpn.write_bytes(bytes(data))
-    with pytest.raises(InputError, match=r"jpn_Jpan\.txt: invalid UTF-8 at byte 28 \(line 2, "
-                                         r"bytes ff\); fix the file"):
+    # its bytes are checked against the planning pass's hash before they are decoded
+    with pytest.raises(InputError, match=r"jpn_Jpan\.txt: file changed during the run \(bytes "
+                                         r"0-\d+, line 1 on, differ from when the run "
+                                         r"planned it\)"):
         run(TOKENIZERS, [suite], ["compression"])
     jpn.write_bytes(bytes(data[:20]))
     with pytest.raises(InputError, match=r"jpn_Jpan\.txt: file shrank during the run"):

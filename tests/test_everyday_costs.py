@@ -17,7 +17,7 @@ from tokbench.engine import executors
 from tokbench.engine.executors import AutoExecutor, ProcessExecutor, SerialExecutor, make_executor
 from tokbench.engine.runner import _throughput_texts, run
 from tokbench.metrics import factcache
-from tokbench.metrics.vocab import cached_vocabulary_facts, vocabulary_facts
+from tokbench.metrics.tokenizer_facts import cached_vocabulary_facts, vocabulary_facts
 from tokbench.speed.rate import RUN_SUBSET_BYTES, RateBudget, measure_rate
 from tokbench.suites import wordcache, words
 from tokbench.suites.model import Document, Suite
@@ -65,19 +65,20 @@ def test_vocabulary_facts_cached_per_file_and_code(cache: Path) -> None:
     moved = FileToy("ab" * 32)
     moved.name = "renamed"
     moved.source = SourceInfo("file", "toy.json", "ab" * 32, "/elsewhere/toy.json")
-    assert factcache.facts_key(moved, "vocabulary", "tokbench.metrics.vocab") == entry.stem
+    method = "tokbench.metrics.tokenizer_facts"
+    assert factcache.facts_key(moved, "vocabulary", method) == entry.stem
 
 
 def test_key_changes_with_library_version_and_method(cache: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     tok = FileToy("ab" * 32)
-    key = factcache.facts_key(tok, "vocabulary", "tokbench.metrics.vocab")
+    key = factcache.facts_key(tok, "vocabulary", "tokbench.metrics.tokenizer_facts")
     monkeypatch.setattr(FileToy, "backend_version", lambda self: "2.0", raising=False)
-    assert factcache.facts_key(tok, "vocabulary", "tokbench.metrics.vocab") != key
+    assert factcache.facts_key(tok, "vocabulary", "tokbench.metrics.tokenizer_facts") != key
     monkeypatch.undo()
     factcache._module_hash.cache_clear()
     monkeypatch.setattr(factcache, "_module_hash", lambda module: module + "-v2")
-    assert factcache.facts_key(tok, "vocabulary", "tokbench.metrics.vocab") != key
+    assert factcache.facts_key(tok, "vocabulary", "tokbench.metrics.tokenizer_facts") != key
 
 
 def test_tokenizer_without_file_hash_is_never_cached(cache: Path) -> None:

@@ -50,10 +50,10 @@ def _only_tokbench_errors(call: Any, *args: Any, **kwargs: Any) -> Any:
 @given(spec=specs)
 def test_tokenizer_spec_parser(spec: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
                                ) -> None:
-    from tokbench.loading.loader import parse_spec, recipes_for
+    from tokbench.loading.loader import parse_tokenizer_spec, recipes_for
 
     monkeypatch.chdir(tmp_path)
-    parsed = _only_tokbench_errors(parse_spec, spec)
+    parsed = _only_tokbench_errors(parse_tokenizer_spec, spec)
     if parsed is not None:
         _only_tokbench_errors(recipes_for, parsed)
 
@@ -63,9 +63,9 @@ def test_tokenizer_spec_parser(spec: str, tmp_path: Path, monkeypatch: pytest.Mo
 @FUZZ
 @given(spec=specs)
 def test_suite_spec_parser(spec: str) -> None:
-    from tokbench.suites import parse_spec, split_suite_specs
+    from tokbench.suites import parse_suite_spec, split_suite_specs
 
-    _only_tokbench_errors(parse_spec, spec)
+    _only_tokbench_errors(parse_suite_spec, spec)
     for piece in split_suite_specs([spec]):
         assert piece.strip()
 

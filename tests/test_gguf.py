@@ -20,16 +20,11 @@ from hypothesis import strategies as st
 
 from tokbench.adapters import ADAPTERS
 from tokbench.adapters.base import sha256_file
-from tokbench.adapters.gguf_adapter import (
-    PRE_TOKENIZERS,
-    GGUFTokenizer,
-    UnsupportedGGUFError,
-    load,
-    read_metadata,
-    read_vocab,
-    sentencepiece_proto,
-    wordpiece_vocab,
-)
+from tokbench.adapters.gguf_adapter import GGUFTokenizer, load
+from tokbench.adapters.gguf_byte_bpe import PRE_TOKENIZERS
+from tokbench.adapters.gguf_reader import UnsupportedGGUFError, read_metadata, read_vocab
+from tokbench.adapters.gguf_sentencepiece import sentencepiece_proto
+from tokbench.adapters.gguf_wordpiece import wordpiece_vocab
 from tokbench.adapters.sentencepiece_adapter import iter_fields, read_settings
 from tokbench.errors import CorruptFileError, InputError
 

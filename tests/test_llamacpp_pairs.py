@@ -27,7 +27,8 @@ from pathlib import Path
 import pytest
 
 from tokbench.adapters.base import Tokenizer
-from tokbench.adapters.gguf_adapter import CONTROL, GGUFTokenizer, load
+from tokbench.adapters.gguf_adapter import GGUFTokenizer, load
+from tokbench.adapters.gguf_reader import CONTROL
 from tokbench.loading.sources import PypiFile
 
 pytestmark = pytest.mark.real

@@ -7,19 +7,16 @@ import math
 import numpy as np
 import pytest
 
-from tests._toy import ToyTokenizer
+from tests._toy import ToyTokenizer, histogram_metric, metric_values
+from tokbench.adapters.base import char_to_byte_offsets
 from tokbench.engine.runner import run
 from tokbench.metrics import resolve_families
 from tokbench.metrics.compute import (
     TokenTable,
-    aggregate,
-    char_to_byte_offsets,
     classify_roundtrip,
     measure_documents,
-    renyi_efficiency,
-    renyi_efficiency_seen,
 )
-from tokbench.metrics.vocab import vocabulary_facts
+from tokbench.metrics.tokenizer_facts import vocabulary_facts
 from tokbench.suites.model import Document, Suite
 
 ALL_FAMILIES = resolve_families(None)
@@ -29,8 +26,8 @@ def measure(tok, texts, words=None, numbers=False):
     enc = [tok.encode(t) for t in texts]
     dec = [tok.decode(e) for e in enc]
     c = measure_documents(TokenTable(tok), texts, enc, dec, words, numbers=numbers)
-    return aggregate(c, np.arange(len(texts)), ALL_FAMILIES, tok.vocab_size,
-                     tok.unk_id is not None)
+    return metric_values(c, np.arange(len(texts)), ALL_FAMILIES, tok.vocab_size,
+                         tok.unk_id is not None)
 
 
 def test_compression_is_a_ratio_of_sums_not_a_mean_of_ratios():
@@ -83,9 +80,10 @@ def test_vocab_used_and_renyi_efficiency_by_hand():
     assert v["vocab_used"] == pytest.approx(2 / 3)
     # p = (1/2, 1/2): H_2.5 = log(2 * 0.5**2.5) / (1 - 2.5) = log 2
     assert v["renyi_efficiency_vocab"] == pytest.approx(math.log(2) / math.log(3))
-    assert renyi_efficiency(np.array([0, 0, 1, 1]), 4) == pytest.approx(0.5)
+    vocab = "renyi_efficiency_vocab"
+    assert histogram_metric(vocab, np.array([0, 0, 1, 1]), 4) == pytest.approx(0.5)
     # a single token type has zero entropy
-    assert renyi_efficiency(np.array([3, 3, 3]), 8) == pytest.approx(0.0)
+    assert histogram_metric(vocab, np.array([3, 3, 3]), 8) == pytest.approx(0.0)
 
 
 @pytest.mark.parametrize(("pieces", "expected"), [
@@ -138,6 +136,8 @@ def test_tokens_per_digit_counts_tokens_overlapping_digit_runs():
 def test_char_to_byte_offsets():
     assert char_to_byte_offsets("aé日😀").tolist() == [0, 1, 3, 6, 10]
     assert char_to_byte_offsets("abc").tolist() == [0, 1, 2, 3]
+    # a lone surrogate (text read with surrogateescape) counts 3 bytes, as surrogatepass
+    assert char_to_byte_offsets("a\ud800b").tolist() == [0, 1, 4, 5]
 
 
 @pytest.mark.parametrize(("original", "decoded", "unk", "kind", "offset"), [
@@ -260,7 +260,7 @@ def test_failed_and_empty_documents_in_the_middle_and_at_the_end():
     assert c.tokens.tolist() == [3, 0, 0, 3, 0]
     assert c.continued.tolist() == [0, 0, 0, 0, 0]
     assert c.words.tolist() == [2, -1, 0, 2, -1]
-    v = aggregate(c, np.arange(5), ["compression", "fertility"], tok.vocab_size, False)
+    v = metric_values(c, np.arange(5), ["compression", "fertility"], tok.vocab_size, False)
     assert v["tokens"] == 6
     assert v["bytes_per_token"] == pytest.approx(7 / 6)
 
@@ -317,6 +317,7 @@ def test_renyi_both_denominators_by_hand():
     # p = (1/2, 1/4, 1/4): Σ p^2.5 = 0.1767767 + 2 * 0.03125 = 0.2392767,
     # H_2.5 = ln(0.2392767) / (1 - 2.5) = -1.4301347 / -1.5 = 0.9534231 nats
     ids = np.array([0, 0, 1, 2])
-    assert renyi_efficiency(ids, 10) == pytest.approx(0.9534231 / math.log(10), rel=1e-6)
-    assert renyi_efficiency_seen(ids) == pytest.approx(0.9534231 / math.log(3), rel=1e-6)
-    assert renyi_efficiency_seen(np.array([5, 5])) is None  # one type: log 1 = 0
+    vocab, seen = "renyi_efficiency_vocab", "renyi_efficiency_seen"
+    assert histogram_metric(vocab, ids, 10) == pytest.approx(0.9534231 / math.log(10), rel=1e-6)
+    assert histogram_metric(seen, ids, 10) == pytest.approx(0.9534231 / math.log(3), rel=1e-6)
+    assert histogram_metric(seen, np.array([5, 5]), 10) is None  # one type: log 1 = 0

@@ -89,3 +89,39 @@ def test_an_entry_point_reusing_a_built_in_name_is_an_error(
     with pytest.raises(TokbenchError, match=r"suite 'japanese' is registered twice \(by "
                                             r"tokbench and entry point of tbthird\)"):
         SUITES.names()
+
+
+def test_a_third_party_file_format_is_detected_and_loaded_by_its_adapter(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``file:`` specs reach a plug-in format: its detector (``tokbench.detectors``) names
+    the kind, its adapter (``tokbench.adapters``) loads it; built-in formats still win
+    where the plug-in says None."""
+    from tokbench.adapters import ADAPTERS
+    from tokbench.loading.loader import DETECTORS, detect_file, load_tokenizer
+
+    site = tmp_path / "site"
+    site.mkdir()
+    _fake_distribution(site, "tokbench.detectors", {"wordlist": "tbthird_fmt:detect"},
+                       "tbthird_fmt", """
+        from tokbench.adapters.baselines import load_chars
+
+        def detect(path, head):
+            return "wordlist" if head.startswith(b"#wordlist") else None
+
+        def load(path, *, name, source=None, **options):
+            return load_chars(path, name=name, source=source)
+    """)
+    (site / "tbthird-1.0.dist-info" / "entry_points.txt").write_text(
+        "[tokbench.detectors]\nwordlist = tbthird_fmt:detect\n"
+        "[tokbench.adapters]\nwordlist = tbthird_fmt:load\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(site))
+    _fresh(monkeypatch, DETECTORS)  # type: ignore[arg-type]
+    _fresh(monkeypatch, ADAPTERS)  # type: ignore[arg-type]
+    mine = tmp_path / "words.txt"
+    mine.write_text("#wordlist\nhello\n", encoding="utf-8")
+    assert detect_file(mine) == (mine, "wordlist")
+    tok = load_tokenizer(f"file:{mine}")
+    assert tok.encode("hé") == [104, 233]
+    sp = tmp_path / "m.model"
+    sp.write_bytes(b"\x0a\x05")
+    assert detect_file(sp) == (sp, "sentencepiece")

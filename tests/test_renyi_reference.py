@@ -14,8 +14,9 @@ import numpy as np
 import pytest
 
 import tokbench
+from tests._toy import histogram_metric
 from tokbench.loading.loader import load_tokenizer
-from tokbench.metrics.compute import renyi_efficiency, renyi_efficiency_seen
+from tokbench.metrics.definitions import renyi_from_counts
 
 pytestmark = [pytest.mark.real, pytest.mark.needs("flores")]
 
@@ -26,6 +27,10 @@ def test_cl100k_flores_english(real_cache: Path) -> None:
     ids = np.concatenate([np.asarray(e, dtype=np.int64)
                           for e in tok.encode_batch([d.text for d in suite.documents])])
     assert int(np.count_nonzero(np.bincount(ids))) == 6914
-    assert renyi_efficiency_seen(ids) == pytest.approx(0.4855658456282682, rel=1e-9)
-    assert renyi_efficiency(ids, tok.vocab_size) == pytest.approx(0.37279871715802354, rel=1e-9)
-    assert renyi_efficiency_seen(ids, alpha=3.0) == pytest.approx(0.45718061744297184, rel=1e-9)
+    seen = histogram_metric("renyi_efficiency_seen", ids, tok.vocab_size)
+    assert seen == pytest.approx(0.4855658456282682, rel=1e-9)
+    vocab = histogram_metric("renyi_efficiency_vocab", ids, tok.vocab_size)
+    assert vocab == pytest.approx(0.37279871715802354, rel=1e-9)
+    counts = np.bincount(ids)  # tokenization-scorer's default power, 3.0
+    assert renyi_from_counts(counts, 6914, alpha=3.0) == pytest.approx(0.45718061744297184,
+                                                                     rel=1e-9)

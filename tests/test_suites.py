@@ -14,7 +14,7 @@ import pytest
 from tests._needs import need
 from tokbench.errors import InputError, MissingDependencyError, UnknownNameError
 from tokbench.paths import flores_dir, suites_dir
-from tokbench.suites import SUITES, load_suite, parse_spec
+from tokbench.suites import SUITES, load_suite, parse_suite_spec
 from tokbench.suites.external import parse_hf_target
 from tokbench.suites.langs import canonical_lang, languages
 from tokbench.suites.model import Document, Suite
@@ -40,14 +40,15 @@ def flores() -> Path:
 # --- spec syntax -----------------------------------------------------------------------
 
 def test_parse_spec() -> None:
-    assert parse_spec("multilingual") == (None, "multilingual", {})
-    assert parse_spec("text:/a/b.txt?lang=deu_Latn&per_file") == (
+    assert parse_suite_spec("multilingual") == (None, "multilingual", {})
+    assert parse_suite_spec("text:/a/b.txt?lang=deu_Latn&per_file") == (
         "text", "/a/b.txt", {"lang": "deu_Latn", "per_file": ""})
-    assert parse_spec("hf-dataset:org/ds:cfg@test?text_field=content") == (
+    assert parse_suite_spec("hf-dataset:org/ds:cfg@test?text_field=content") == (
         "hf-dataset", "org/ds:cfg@test", {"text_field": "content"})
-    assert parse_spec("code:src?domains=c++,go%2Cx") == ("code", "src", {"domains": "c++,go,x"})
+    assert parse_suite_spec("code:src?domains=c++,go%2Cx") == (
+        "code", "src", {"domains": "c++,go,x"})
     with pytest.raises(InputError, match="option 'lang' is given twice"):
-        parse_spec("text:a?lang=x&lang=y")
+        parse_suite_spec("text:a?lang=x&lang=y")
 
 
 def test_parse_hf_target() -> None:

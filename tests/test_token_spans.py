@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import tokbench
-from tokbench.adapters.base import Encoded, SourceInfo, Tokenizer
+from tokbench.adapters.base import EncodedWithOffsets, SourceInfo, Tokenizer
 from tokbench.loading.loader import load_tokenizer
 from tokbench.metrics.compute import DocCounts, SuiteLayout, TokenTable, measure_documents
 from tokbench.suites.words import segment_documents
@@ -47,8 +47,9 @@ class WordNorm(Tokenizer):
     def encode(self, text: str) -> list[int]:
         return [i for i, _ in self._tokens(text)]
 
-    def encode_batch_offsets(self, texts: Sequence[str], threads: int = 1) -> list[Encoded]:
-        return [Encoded([i for i, _ in self._tokens(t)], [o for _, o in self._tokens(t)])
+    def encode_batch_offsets(self, texts: Sequence[str], threads: int = 1
+                             ) -> list[EncodedWithOffsets]:
+        return [EncodedWithOffsets([i for i, _ in self._tokens(t)], [o for _, o in self._tokens(t)])
                 for t in texts]
 
     def decode(self, ids: Sequence[int]) -> str:

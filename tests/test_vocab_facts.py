@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tokbench.loading.loader import load_tokenizer
-from tokbench.metrics.vocab import vocabulary_facts
+from tokbench.metrics.tokenizer_facts import vocabulary_facts
 
 pytestmark = pytest.mark.real
 

@@ -119,7 +119,8 @@ class SuiteInfo(Record):
 
 @dataclass
 class RunError(Record):
-    """A tokenizer that failed to load or a suite that failed: it was not run."""
+    """A tokenizer that failed to load, a suite that failed, or a measurement of a
+    tokenizer on a suite that failed (both named): it was not run."""
 
     tokenizer: str | None = None
     suite: str | None = None
@@ -130,6 +131,8 @@ class RunError(Record):
         """``"tokenizer gpt2"`` or ``"suite text:x"``: what the error is about."""
         if self.suite is not None and self.tokenizer is None:
             return f"suite {self.suite}"
+        if self.suite is not None:
+            return f"tokenizer {self.tokenizer} on suite {self.suite}"
         return f"tokenizer {self.tokenizer}"
 
 

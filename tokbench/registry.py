@@ -40,9 +40,14 @@ class _Factory(Generic[T]):
 class Registry(Generic[T]):
     """Name -> object, resolved lazily from import strings, factories or entry points."""
 
-    def __init__(self, kind: str, group: str | None = None) -> None:
+    def __init__(self, kind: str, group: str | None = None,
+                 check: Callable[[str, T], None] | None = None) -> None:
+        """``check(name, obj)`` validates each entry when it is first resolved (raising
+        on a bad one), so a broken plug-in fails when it is registered and used, not
+        later with a wrong number."""
         self.kind = kind
         self.group = group
+        self.check = check
         self._targets: dict[str, str | _Factory[T] | T] = {}
         self._loaded: dict[str, T] = {}
         self._aliases: dict[str, str] = {}
@@ -110,6 +115,8 @@ class Registry(Generic[T]):
                     obj = target.make()
                 else:
                     obj = target
+                if self.check is not None:
+                    self.check(key, obj)  # type: ignore[arg-type]
                 self._loaded[key] = obj  # type: ignore[assignment]
             return self._loaded[key]
 

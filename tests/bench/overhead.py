@@ -12,7 +12,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from tokbench.adapters.base import Encoded, Tokenizer
+from tokbench.adapters.base import EncodedWithOffsets, Tokenizer
 from tokbench.engine.runner import DEFAULT_SUITES, DEFAULT_TOKENIZERS, run
 from tokbench.loading.loader import load_tokenizer
 from tokbench.suites import load_suite
@@ -40,7 +40,8 @@ class Timed(Tokenizer):
     def encode_batch(self, texts: Sequence[str], threads: int = 1) -> list[list[int]]:
         return self._timed(self.inner.encode_batch, texts, threads=threads)
 
-    def encode_batch_offsets(self, texts: Sequence[str], threads: int = 1) -> list[Encoded]:
+    def encode_batch_offsets(self, texts: Sequence[str], threads: int = 1
+                             ) -> list[EncodedWithOffsets]:
         return self._timed(self.inner.encode_batch_offsets, texts, threads=threads)
 
     @property

@@ -18,6 +18,7 @@ ADAPTERS.register("tokenizers", "tokbench.adapters.hf_tokenizers:load")
 ADAPTERS.register("transformers", "tokbench.adapters.transformers_adapter:load")
 ADAPTERS.register("wordpiece", "tokbench.adapters.wordpiece:load")
 ADAPTERS.register("gguf", "tokbench.adapters.gguf_adapter:load")
+ADAPTERS.register("tekken", "tokbench.adapters.tiktoken_adapter:load_tekken")
 ADAPTERS.register("bytes", "tokbench.adapters.baselines:load_bytes")
 ADAPTERS.register("chars", "tokbench.adapters.baselines:load_chars")
 

@@ -11,7 +11,6 @@ exactly what the metrics need, with every behaviour explicit:
 
 from __future__ import annotations
 
-import bisect
 import hashlib
 import unicodedata
 from abc import ABC, abstractmethod
@@ -19,9 +18,12 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from tokbench.errors import InputError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass(frozen=True)
@@ -69,7 +71,7 @@ class Encoding:
 
 
 @dataclass
-class Encoded:
+class EncodedWithOffsets:
     """Ids of one text and, where the backend gives them in the same encode call, the
     backend's own position of each token in the text (in ``Tokenizer.offsets_unit``).
 
@@ -81,12 +83,32 @@ class Encoded:
     offsets: Sequence[tuple[int, int]] | None = None
 
 
+#: the old name of ``EncodedWithOffsets`` (kept for adapters written against it)
+Encoded = EncodedWithOffsets
+
+
 class Tokenizer(ABC):
-    """A loaded tokenizer. Subclasses implement the abstract methods."""
+    r"""A loaded tokenizer. Subclasses implement the abstract methods.
+
+    The UTF-8 baseline shows the interface (every adapter behaves the same way):
+
+    >>> from tokbench import load_tokenizer
+    >>> tok = load_tokenizer("bytes")
+    >>> tok.encode("aé")  # no special tokens are ever added
+    [97, 195, 169]
+    >>> tok.decode([97, 195, 169])
+    'aé'
+    >>> tok.token_bytes(195)  # half of "é": not valid UTF-8 alone
+    b'Ã'
+    >>> tok.encode_with_spans("aé").spans  # UTF-8 byte span of each token
+    [(0, 1), (1, 2), (2, 3)]
+    >>> tok.vocab_size, tok.unk_id, tok.byte_fallback
+    (256, None, False)
+    """
 
     #: short backend name, e.g. "tiktoken", "sentencepiece", "tokenizers", "transformers", "gguf"
     backend: str = ""
-    #: what ``Encoded.offsets`` count: "char" (code points) or "byte" (UTF-8 bytes)
+    #: what ``EncodedWithOffsets.offsets`` count: "char" (code points) or "byte" (UTF-8 bytes)
     offsets_unit: str = "char"
 
     def __init__(self, name: str, source: SourceInfo) -> None:
@@ -155,22 +177,19 @@ class Tokenizer(ABC):
         with ThreadPoolExecutor(max_workers=threads) as pool:
             return list(pool.map(self.encode, texts, chunksize=max(1, len(texts) // (threads * 8))))
 
-    def encode_batch_offsets(self, texts: Sequence[str], threads: int = 1) -> list[Encoded]:
+    def encode_batch_offsets(self, texts: Sequence[str], threads: int = 1
+                             ) -> list[EncodedWithOffsets]:
         """``encode_batch`` plus the backend's offsets, from the same encode call.
 
         The default has no offsets: token spans then come from the token bytes, exact for
         tokenizers whose tokens spell the text byte for byte (tiktoken, byte-level BPE).
         Adapters whose backend normalizes text or has unknown tokens override this.
         """
-        return [Encoded(ids) for ids in self.encode_batch(texts, threads=threads)]
+        return [EncodedWithOffsets(ids) for ids in self.encode_batch(texts, threads=threads)]
 
     def normalize(self, text: str) -> str | None:
         """``text`` as the tokenizer's own normalizer leaves it (None: the backend exposes
         no normalizer, or has none that could be run alone)."""
-        return None
-
-    def offsets(self, text: str) -> list[tuple[int, int]] | None:
-        """Character offsets of each token of ``encode(text)`` where the backend gives them."""
         return None
 
     def encode_with_spans(self, text: str) -> Encoding:
@@ -319,33 +338,29 @@ def spans_reproduce(text: bytes, pieces: Sequence[bytes], spans: Sequence[tuple[
     return all(c or text[i:i + 1].isspace() for i, c in enumerate(covered))
 
 
-def char_to_byte_index(text: str) -> list[int]:
-    """``index[k]`` is the UTF-8 byte offset of character ``k`` (``index[len(text)]`` the end)."""
-    index = [0] * (len(text) + 1)
-    pos = 0
-    for k, ch in enumerate(text):
-        index[k] = pos
-        pos += len(ch.encode("utf-8", "surrogatepass"))
-    index[len(text)] = pos
-    return index
+def char_to_byte_offsets(text: str) -> np.ndarray:
+    """``offsets[k]`` is the UTF-8 byte offset of character ``k`` (``offsets[len(text)]``
+    the end); a lone surrogate counts 3 bytes, as ``surrogatepass`` encodes it."""
+    import numpy as np
+
+    out = np.zeros(len(text) + 1, dtype=np.int64)
+    if text.isascii():
+        out[1:] = np.arange(1, len(text) + 1)
+        return out
+    try:
+        cps = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+    except UnicodeEncodeError:  # lone surrogates
+        cps = np.fromiter(map(ord, text), dtype=np.uint32, count=len(text))
+    widths = 1 + (cps >= 0x80) + (cps >= 0x800) + (cps >= 0x10000)
+    np.cumsum(widths, out=out[1:])
+    return out
 
 
 def char_spans_to_byte_spans(text: str,
                              offsets: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
     """Character offsets (as backends give them) to UTF-8 byte spans of ``text``."""
-    index = char_to_byte_index(text)
+    index = char_to_byte_offsets(text).tolist()
     return [(index[s], index[e]) for s, e in offsets]
-
-
-def byte_spans_to_char_spans(text: str, spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
-    """UTF-8 byte spans to character offsets; a span inside a character covers all of it."""
-    index = char_to_byte_index(text)
-    out: list[tuple[int, int]] = []
-    for s, e in spans:
-        cs = bisect.bisect_right(index, s) - 1  # the character holding byte s
-        ce = bisect.bisect_left(index, e)  # the first character starting at or after byte e
-        out.append((cs, max(cs, ce)))
-    return out
 
 
 def first_line(exc: BaseException) -> str:

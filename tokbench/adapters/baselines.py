@@ -14,7 +14,6 @@ from tokbench.adapters.base import (
     Encoding,
     SourceInfo,
     Tokenizer,
-    byte_spans_to_char_spans,
     check_options,
     out_of_vocab,
 )
@@ -49,10 +48,6 @@ class BytesTokenizer(Tokenizer):
         ids = self.encode(text)
         return Encoding(ids, [(k, k + 1) for k in range(len(ids))])
 
-    def offsets(self, text: str) -> list[tuple[int, int]] | None:
-        """Each byte's character (the bytes of one character share its offsets)."""
-        return byte_spans_to_char_spans(text, self.encode_with_spans(text).spans)
-
     def backend_version(self) -> str:
         return f"python {platform.python_version()}"
 
@@ -86,9 +81,6 @@ class CharsTokenizer(Tokenizer):
         if not 0 <= token_id < 0x110000:
             raise out_of_vocab(self, token_id)
         return chr(token_id)
-
-    def offsets(self, text: str) -> list[tuple[int, int]] | None:
-        return [(k, k + 1) for k in range(len(text))]
 
     def backend_version(self) -> str:
         return f"python {platform.python_version()}"

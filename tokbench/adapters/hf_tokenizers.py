@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tokbench.adapters.base import (
-    Encoded,
+    EncodedWithOffsets,
     Encoding,
     SourceInfo,
     Tokenizer,
@@ -404,7 +404,8 @@ class HFTokenizersTokenizer(Tokenizer):
                     out[k] = self.encode(texts[k])
         return out
 
-    def encode_batch_offsets(self, texts: Sequence[str], threads: int = 1) -> list[Encoded]:
+    def encode_batch_offsets(self, texts: Sequence[str], threads: int = 1
+                             ) -> list[EncodedWithOffsets]:
         """Ids and the backend's character offsets, both from one encode per text."""
         if threads <= 1 or len(texts) < 2:
             encs = [self._encode(t) for t in texts]
@@ -413,7 +414,7 @@ class HFTokenizersTokenizer(Tokenizer):
             if self._reachable:
                 encs = [self._encode(t) if self._special_piece_used(t, e.ids) else e
                         for t, e in zip(texts, encs, strict=True)]
-        return [Encoded(e.ids, e.offsets) for e in encs]
+        return [EncodedWithOffsets(e.ids, e.offsets) for e in encs]
 
     def normalize(self, text: str) -> str | None:
         norm = self._tok.normalizer
@@ -443,9 +444,6 @@ class HFTokenizersTokenizer(Tokenizer):
             out = piece_to_bytes(piece, self.rules)
         self._bytes_cache[token_id] = out
         return out
-
-    def offsets(self, text: str) -> list[tuple[int, int]] | None:
-        return [(int(s), int(e)) for s, e in self._encode(text).offsets]
 
     def encode_with_spans(self, text: str) -> Encoding:
         enc = self._encode(text)

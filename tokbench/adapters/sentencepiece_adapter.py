@@ -20,12 +20,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tokbench.adapters.base import (
-    Encoded,
+    EncodedWithOffsets,
     Encoding,
     SourceInfo,
     Tokenizer,
     align_spans,
-    byte_spans_to_char_spans,
     check_options,
     first_line,
     out_of_vocab,
@@ -224,14 +223,15 @@ class SentencePieceTokenizer(Tokenizer):
         s = self.settings
         return s.normalizer == "identity" and s.byte_fallback and not s.remove_extra_whitespaces
 
-    def encode_batch_offsets(self, texts: Sequence[str], threads: int = 1) -> list[Encoded]:
+    def encode_batch_offsets(self, texts: Sequence[str], threads: int = 1
+                             ) -> list[EncodedWithOffsets]:
         """Ids and SentencePiece's own byte offsets (normalization-aware), one encode per
         text; a lossless model gives no offsets (its pieces place themselves)."""
         if self.lossless or not texts:
             return super().encode_batch_offsets(texts, threads)
         out = self._sp.encode(list(texts), return_type="offset_mapping", return_bytes=True,
                               add_bos=False, add_eos=False, num_threads=max(1, threads))
-        return [Encoded(o["ids"], o["offsets"]) for o in out]
+        return [EncodedWithOffsets(o["ids"], o["offsets"]) for o in out]
 
     def normalize(self, text: str) -> str | None:
         """SentencePiece's normalizer (spaces as spaces, the dummy prefix left out)."""
@@ -286,10 +286,6 @@ class SentencePieceTokenizer(Tokenizer):
             spans[k] = (s, e)
             pos = max(pos, e)
         return ids, spans
-
-    def offsets(self, text: str) -> list[tuple[int, int]] | None:
-        """Character offsets from SentencePiece's own (normalization-aware) alignment."""
-        return byte_spans_to_char_spans(text, self._proto_spans(text)[1])
 
     def encode_with_spans(self, text: str) -> Encoding:
         """Spans from the token bytes (the dummy-prefix ``▁`` gets none) when they

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from tokbench.adapters.base import (
-    Encoded,
+    EncodedWithOffsets,
     Encoding,
     SourceInfo,
     Tokenizer,
@@ -288,7 +288,8 @@ class TransformersTokenizer(Tokenizer):
                     out[k] = self.encode(texts[k])
         return out
 
-    def encode_batch_offsets(self, texts: Sequence[str], threads: int = 1) -> list[Encoded]:
+    def encode_batch_offsets(self, texts: Sequence[str], threads: int = 1
+                             ) -> list[EncodedWithOffsets]:
         """A fast tokenizer's ids and character offsets from one call per text. A slow one
         has no offsets: where its pieces do not spell the text (its normalizer changed it,
         e.g. the Japanese BERT's NFKC), they are placed on the text's NFKC form and mapped
@@ -304,7 +305,7 @@ class TransformersTokenizer(Tokenizer):
         out = []
         for t in texts:
             r = self._call(t, offsets=True)
-            out.append(Encoded([int(i) for i in r["input_ids"]], r["offset_mapping"]))
+            out.append(EncodedWithOffsets([int(i) for i in r["input_ids"]], r["offset_mapping"]))
         return out
 
     def normalize(self, text: str) -> str | None:
@@ -340,11 +341,6 @@ class TransformersTokenizer(Tokenizer):
             out = piece_to_bytes(str(piece), self.rules)
         self._bytes_cache[token_id] = out
         return out
-
-    def offsets(self, text: str) -> list[tuple[int, int]] | None:
-        if not self.is_fast:
-            return None
-        return [(int(s), int(e)) for s, e in self._call(text, offsets=True)["offset_mapping"]]
 
     def encode_with_spans(self, text: str) -> Encoding:
         if not self.is_fast:

@@ -27,6 +27,10 @@ Rows are joined on ``(tokenizer, suite, subset, metric)``. Each joined row gets 
 
 Documents that newly fail to round-trip are named on the round-trip rows, and documents
 the new run could not encode or decode at all are regressions of their own.
+
+The thresholds live in ``tokbench.ci.thresholds``, the busy-machine rules in
+``tokbench.ci.busy`` and the input checks in ``tokbench.ci.inputs``; their public names
+are importable from here too.
 """
 
 from __future__ import annotations
@@ -34,15 +38,38 @@ from __future__ import annotations
 import json
 import math
 import statistics
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import Any
 
+from tokbench.ci.busy import (
+    BUSY_SHARE,
+    TOO_BUSY,
+    TOO_BUSY_SHARE,
+    BusyMachine,
+    busy_machine,
+    cpu_rows,
+    is_number,
+)
+from tokbench.ci.inputs import (
+    CHANGE_KINDS,
+    COMPARED_BY_DEFAULT,
+    NEUTRAL_SETTINGS,
+    InputCheck,
+    parse_allow_change,
+    suite_info,
+)
+from tokbench.ci.thresholds import (
+    DEFAULT_TIMING_THRESHOLD,
+    Threshold,
+    Thresholds,
+    parse_thresholds,
+)
 from tokbench.constants import ALL, VOCAB_SUITE
-from tokbench.errors import InputError, UnknownNameError
-from tokbench.metrics import FAMILIES, METRICS, MetricInfo, metric_info
-from tokbench.record import Failure, RunMeta, SuiteInfo, TokenizerInfo
+from tokbench.errors import InputError
+from tokbench.metrics import METRICS, MetricInfo, metric_info
+from tokbench.record import Failure, RunMeta
 from tokbench.results import SIGNIFICANT_DIGITS, Results, Row, round_value
 
 SCHEMA = "tokbench.ci.compare"
@@ -55,160 +82,6 @@ STATUSES = (WORSE, MISSING, REMOVED, NOT_COMPARABLE, BETTER, CHANGED, ADDED, NOT
             NOT_JUDGED, UNCHANGED)
 #: statuses of rows whose values were set side by side and judged
 COMPARED = frozenset({WORSE, MISSING, BETTER, CHANGED, NOT_SIGNIFICANT, UNCHANGED})
-
-#: inputs whose change makes rows not comparable; ``allow_change`` takes these names
-CHANGE_KINDS = ("suite", "tokenizer", "backend", "settings", "machine", "segmenter",
-                "definition")
-#: inputs compared anyway without being allowed: the tokenizer under test is a slot
-#: judged by name, and its file or backend changing is what a gate is there to catch
-COMPARED_BY_DEFAULT = frozenset({"tokenizer", "backend"})
-
-#: metrics that depend on the word segmenters (their name and version are compared)
-WORD_METRICS = ("fertility", "continued_words", "strr")
-
-#: default relative tolerance of timings: smaller changes are noise on shared machines
-DEFAULT_TIMING_THRESHOLD = 0.10
-
-#: settings that change only some metrics (any other setting changes every row)
-SETTING_SCOPE: dict[str, tuple[str, ...]] = {
-    "premium_join": ("premium",),
-    "fertility": ("fertility", "continued_words", "strr"),
-    "decode_skip_special_tokens": ("roundtrip",),
-}
-#: settings that change no value, only how precisely or where timings are taken
-NEUTRAL_SETTINGS = frozenset({"throughput_repeats", "throughput_subsets", "threads",
-                              "speed_latency_budget_s", "speed_rate_budget_s",
-                              "speed_rate_target_ci", "speed_scaling_budget_s",
-                              "speed_budget_scale", "speed_parts"})
-
-
-
-# -- thresholds ----------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Threshold:
-    """How large a worse change must be to fail: relative (fraction of the base) or absolute.
-
-    A relative tolerance fails a change of at least ``value`` (0.005 = 0.5%); an absolute
-    one fails a change of more than ``value`` (so ``0`` fails any real change).
-    """
-
-    value: float
-    relative: bool
-    spec: str = "default"
-
-    def exceeded(self, base: float, new: float) -> bool:
-        delta = abs(new - base)
-        if self.relative:
-            return True if base == 0 else delta / abs(base) >= self.value
-        return delta > self.value
-
-    def describe(self) -> str:
-        return f"{self.value * 100:g}%" if self.relative else f"{self.value:g}"
-
-
-class Thresholds:
-    """Tolerance per metric: ``--fail`` specs over the defaults.
-
-    Defaults: deterministic metrics fail on any real change for the worse. Timings (every
-    metric that is not deterministic) are judged only when asked for: a spec naming the
-    metric or its family (``throughput:15%``; ``all`` does not ask for them), or
-    ``timings=True`` (each with its default tolerance: a change of at least 10% outside
-    the noise of both runs for throughput).
-    """
-
-    def __init__(self, specs: Iterable[str] = (), timings: bool = False) -> None:
-        self._by_metric: dict[str, Threshold] = {}
-        self._by_family: dict[str, Threshold] = {}
-        self._all: Threshold | None = None
-        self.timings = timings
-        for spec in specs:
-            self.add(spec)
-
-    def judges(self, metric: str) -> bool:
-        """Whether rows of ``metric`` are judged: deterministic ones always, timings when
-        asked for (by name, by family or with ``timings``)."""
-        if self.timings or metric in self._by_metric or metric_info(metric).deterministic:
-            return True
-        return any(metric in members and family in self._by_family
-                   for family, members in FAMILIES.items())
-
-    def add(self, spec: str) -> None:
-        """Parse ``NAME:VALUE`` (``bytes_per_token:0.5%``, ``roundtrip:0``, ``throughput:10%``).
-
-        NAME is a metric, a metric family (all its metrics) or ``all``; a metric's own
-        threshold wins over its family's, which wins over ``all``.
-        """
-        name, sep, raw = spec.partition(":")
-        name, raw = name.strip(), raw.strip()
-        if not sep or not name or not raw:
-            raise InputError(f"--fail {spec!r}: write METRIC:TOLERANCE, e.g. "
-                             "bytes_per_token:0.5% or roundtrip:0")
-        relative = raw.endswith("%")
-        try:
-            value = float(raw[:-1] if relative else raw)
-        except ValueError:
-            raise InputError(f"--fail {spec!r}: {raw!r} is not a number; write e.g. 0.5% "
-                             "(relative) or 0 (absolute)") from None
-        if not math.isfinite(value) or value < 0:
-            raise InputError(f"--fail {spec!r}: the tolerance must be a number >= 0")
-        threshold = Threshold(value / 100 if relative else value, relative, spec.strip())
-        if name in ("all", "*"):
-            self._all = threshold
-        elif name in FAMILIES:
-            self._by_family[name] = threshold
-        elif name in METRICS:
-            self._by_metric[name] = threshold
-        else:
-            raise UnknownNameError("metric", name, [*METRICS.names(), *FAMILIES, "all"],
-                                   hint=f"in --fail {spec!r}")
-
-    def for_metric(self, metric: str) -> Threshold:
-        if metric in self._by_metric:
-            return self._by_metric[metric]
-        for family, members in FAMILIES.items():
-            if metric in members and family in self._by_family:
-                return self._by_family[family]
-        if self._all is not None:
-            return self._all
-        info = metric_info(metric)
-        if not info.deterministic:
-            if info.tolerance is not None:  # a noisy timing (tail latency, load time)
-                return Threshold(info.tolerance, True, f"{metric} default")
-            return Threshold(DEFAULT_TIMING_THRESHOLD, True)
-        return Threshold(0.0, False)
-
-    def describe(self) -> dict[str, str]:
-        """The thresholds given (``all``, families, metrics) as spec strings."""
-        out = {"all": self._all.describe()} if self._all else {}
-        out.update({k: v.describe() for k, v in self._by_family.items()})
-        out.update({k: v.describe() for k, v in self._by_metric.items()})
-        if self.timings:
-            out["timings"] = "judged (defaults)"
-        return out
-
-
-def parse_thresholds(specs: Iterable[str] | Thresholds | None, timings: bool = False
-                     ) -> Thresholds:
-    """``Thresholds`` from ``--fail`` specs (or as given)."""
-    if isinstance(specs, Thresholds):
-        return specs
-    return Thresholds(specs or (), timings=timings)
-
-
-def parse_allow_change(kinds: Iterable[str] | None) -> frozenset[str]:
-    """Validate ``allow_change`` names (comma-separated strings are split)."""
-    out: set[str] = set()
-    for item in kinds or ():
-        for kind in filter(None, (k.strip() for k in item.split(","))):
-            if kind == "all":
-                out.update(CHANGE_KINDS)
-            elif kind in CHANGE_KINDS:
-                out.add(kind)
-            else:
-                raise UnknownNameError("input kind", kind, [*CHANGE_KINDS, "all"],
-                                       hint="for --allow-change")
-    return frozenset(out)
 
 
 # -- the comparison ----------------------------------------------------------------------
@@ -230,6 +103,7 @@ class RowChange:
     base_range: tuple[float, float] | None = None  # timings: [min, max] of the samples
     new_range: tuple[float, float] | None = None
     side: str = "both"  # which runs have the row: both, base (removed...) or new (added...)
+    too_busy: bool = False  # a timing not judged: the machine was too busy for either clock
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -237,7 +111,7 @@ class RowChange:
 
     @property
     def delta(self) -> float | None:
-        if _number(self.base) and _number(self.new):
+        if is_number(self.base) and is_number(self.new):
             return float(self.new) - float(self.base)
         return None
 
@@ -373,7 +247,7 @@ class Comparison:
             return (f"{which} be compared: "
                     f"{reasons[0]}{more}; rerun both sides on the same inputs, or "
                     "--allow-change KIND compares them anyway")
-        if any(r.reason.startswith(TOO_BUSY) for r in common):
+        if any(r.too_busy for r in common):
             return (f"the rows in common ({len(common)}) are timings, and a run had under half "
                     "a CPU per thread: the machine was too busy to judge them; rerun on a "
                     "quieter machine")
@@ -478,7 +352,7 @@ def load_run(path: str | Path) -> Results:
         if r.tokenizer not in meta.tokenizers:
             raise InputError(f"{p}: row {_name(r.key)}: tokenizer {r.tokenizer!r} is not "
                              f"described in 'meta.tokenizers'; {fix}")
-        if r.suite != VOCAB_SUITE and not _suite(meta, r.suite).sha256:
+        if r.suite != VOCAB_SUITE and not suite_info(meta, r.suite).sha256:
             raise InputError(f"{p}: row {_name(r.key)}: suite {r.suite!r} has no content "
                              f"hash in 'meta.suites'; {fix}")
     index_rows(results, str(p))
@@ -520,12 +394,20 @@ def compare(base: Results, new: Results, *, fail: Iterable[str] | Thresholds | N
     row (``.rows``), whether anything was compared at all (``.nothing_compared()``), and
     gives ``.to_dict()`` (what ``tokbench compare --json`` prints). Runs come from
     ``tokbench.run`` or ``tokbench.Results.load(path)``.
+
+    >>> base = Results([Row("gpt2", "code", "all", "bytes_per_token", 4.0)])
+    >>> new = Results([Row("gpt2", "code", "all", "bytes_per_token", 3.5)])
+    >>> comparison = compare(base, new)
+    >>> comparison.regression, comparison.rows[0].status, comparison.rows[0].relative
+    (True, 'worse', -0.125)
+    >>> compare(base, new, fail=["bytes_per_token:20%"]).regression  # within tolerance
+    False
     """
     thresholds = parse_thresholds(fail, timings)
     allowed = parse_allow_change(allow_change)
     base_rows = index_rows(base, base_label)
     new_rows = index_rows(new, new_label)
-    inputs = _InputCheck(base, new, allowed | COMPARED_BY_DEFAULT)
+    inputs = InputCheck(base, new, allowed | COMPARED_BY_DEFAULT)
     failures = _FailureDiff(base, new)
 
     judged: dict[str, tuple[MetricInfo, Threshold, bool]] = {}  # per metric, looked up once
@@ -566,7 +448,7 @@ def compare(base: Results, new: Results, *, fail: Iterable[str] | Thresholds | N
                       new_errors=failures.appeared(comparable, errors=True),
                       new_roundtrip_failures=failures.appeared(comparable, errors=False),
                       fixed_failures=failures.fixed(comparable), notes=inputs.notes())
-    too_busy = sum(1 for r in out if r.status == NOT_JUDGED and r.reason.startswith(TOO_BUSY))
+    too_busy = sum(1 for r in out if r.too_busy)
     if too_busy:
         comp.warnings.append(f"{too_busy} timing row{'s' * (too_busy != 1)} not judged: a run "
                              "had under half a CPU per thread (see the rows' reasons)")
@@ -583,15 +465,12 @@ def compare(base: Results, new: Results, *, fail: Iterable[str] | Thresholds | N
 
 # -- decisions --------------------------------------------------------------------------------
 
-def _number(v: Any) -> TypeGuard[int | float]:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
-
 
 def same_within_rounding(a: Any, b: Any) -> bool:
     """Equal, or floats within one unit of the schema's 6th significant digit."""
     if a == b:
         return True
-    if not (_number(a) and _number(b)):
+    if not (is_number(a) and is_number(b)):
         return False
     if isinstance(a, int) and isinstance(b, int):
         return False  # counts are exact
@@ -617,20 +496,20 @@ def timing_range(row: Row) -> tuple[float, float] | None:
     as a band around the value.
     """
     v = row.value
-    if not _number(v):
+    if not is_number(v):
         return None
     ci = row.extra.get("ci")
-    if isinstance(ci, list) and len(ci) == 2 and _number(ci[0]) \
-            and (ci[1] is None or _number(ci[1])):
+    if isinstance(ci, list) and len(ci) == 2 and is_number(ci[0]) \
+            and (ci[1] is None or is_number(ci[1])):
         return (float(ci[0]), math.inf if ci[1] is None else float(ci[1]))
     samples = row.extra.get("samples")
-    if isinstance(samples, list) and samples and all(_number(s) for s in samples):
+    if isinstance(samples, list) and samples and all(is_number(s) for s in samples):
         med = statistics.median(samples)
         if med > 0:
             scale = float(v) / med
             return (min(samples) * scale, max(samples) * scale)
     spread = row.extra.get("spread")
-    if _number(spread):
+    if is_number(spread):
         half = abs(float(v)) * float(spread) / 2
         return (float(v) - half, float(v) + half)
     return None
@@ -661,7 +540,7 @@ def _judge(change: RowChange, b: Row, n: Row, info: MetricInfo, threshold: Thres
             change.fails = nv is None
         change.reason = f"no value in {'base' if bv is None else 'new'}"
         return
-    if not (_number(bv) and _number(nv)):
+    if not (is_number(bv) and is_number(nv)):
         if bv != nv:
             change.status = CHANGED
         return
@@ -673,19 +552,19 @@ def _judge(change: RowChange, b: Row, n: Row, info: MetricInfo, threshold: Thres
     if info.direction == "none":
         change.status = CHANGED
         return
-    busy = None if info.deterministic else _busy_note(b, n)
-    if busy is not None and busy.startswith(TOO_BUSY):
-        change.status = NOT_JUDGED
+    busy = None if info.deterministic else busy_machine(b, n)
+    if busy is not None and busy.too_busy:
+        change.status, change.too_busy = NOT_JUDGED, True
         change.reason = f"{busy}: neither clock can be trusted then; rerun on a quieter machine"
         return
     on_cpu = ""
     if not info.deterministic:
         # the CPU clock does not count the time other processes take from the calls
-        cpu = _cpu_rows(b, n)
+        cpu = cpu_rows(b, n)
         if cpu is not None:
             b, n = cpu
             bv, nv = float(b.value or 0), float(n.value or 0)
-            on_cpu = f" ({busy + '; ' if busy else ''}judged on the CPU clock)"
+            on_cpu = f" ({f'{busy}; ' if busy else ''}judged on the CPU clock)"
         elif busy is not None:
             change.status = NOT_SIGNIFICANT
             change.reason = f"{busy}; the wall clock cannot tell (no CPU-clock figure)"
@@ -712,181 +591,13 @@ def _judge(change: RowChange, b: Row, n: Row, info: MetricInfo, threshold: Thres
             change.reason = f"within the {threshold.describe()} tolerance ({threshold.spec})"
 
 
-#: a wall-clock timing taken while the process got less than this share of a CPU per
-#: thread (CPU time / wall time, ``cpu_share`` in the row) was taken on a busy machine;
-#: under ``TOO_BUSY_SHARE`` even the CPU clock is off (shared caches and cores, a
-#: hypervisor's stolen time counted as the guest's) and the row is not judged
-BUSY_SHARE = 0.8
-TOO_BUSY_SHARE = 0.5
-TOO_BUSY = "machine too busy"
-
-
-def _busy_note(b: Row, n: Row) -> str | None:
-    """Why the clocks of these rows are not to be trusted, or None. Rows timed on a CPU
-    clock are only "too busy" (under ``TOO_BUSY_SHARE``): above it their tolerance covers
-    what a busy machine does to them."""
-    shares = [(label, float(s)) for label, r in (("base", b), ("new", n))
-              for s in [r.extra.get("cpu_share")] if _number(s)]
-    if not shares:
-        return None
-    low = min(s for _, s in shares)
-    on_cpu = all(str(r.extra.get("clock", "")).endswith("cpu") for r in (b, n))
-    if low >= BUSY_SHARE or (on_cpu and low >= TOO_BUSY_SHARE):
-        return None
-    what = TOO_BUSY if low < TOO_BUSY_SHARE else "machine busy"
-    busy = [f"{label} {s:.0%}" for label, s in shares if s < BUSY_SHARE]
-    return f"{what}: the process had {', '.join(busy)} of a CPU per thread"
-
-
-def _cpu_rows(b: Row, n: Row) -> tuple[Row, Row] | None:
-    """The rows' CPU-clock figures (``cpu_value``, ``cpu_ci``) as rows of their own."""
-    out = []
-    for r in (b, n):
-        v, ci = r.extra.get("cpu_value"), r.extra.get("cpu_ci")
-        if not _number(v):
-            return None
-        out.append(Row(r.tokenizer, r.suite, r.subset, r.metric, float(v),
-                       {"ci": ci} if isinstance(ci, list) else {}))
-    return out[0], out[1]
-
-
 def _overlap(a: tuple[float, float], b: tuple[float, float]) -> bool:
     return a[0] <= b[1] and b[0] <= a[1]
-
-
-class _InputCheck:
-    """Which inputs of a (tokenizer, suite) pair differ between the runs."""
-
-    def __init__(self, base: Results, new: Results, allowed: frozenset[str]) -> None:
-        self.base, self.new, self.allowed = base.meta, new.meta, allowed
-        self._cache: dict[tuple[str, str], list[tuple[str, str, tuple[str, ...] | None]]] = {}
-        self._notes: dict[str, str] = {}  # text -> kind, in the order met
-        self._segmenter_lang: dict[str, str] = {}  # a segmenter change's text -> its language
-        self._langs = {*(self.base.segmenters or {}), *(self.new.segmenters or {})}
-        self._machine = _machine_change(self.base, self.new)
-        self._settings = _settings_changes(self.base, self.new)
-        self._definitions = _definition_changes(self.base, self.new)
-
-    def _all_changes(self, tokenizer: str, suite: str
-                     ) -> list[tuple[str, str, tuple[str, ...] | None]]:
-        """(kind, text, metrics it concerns or None for all) for every differing input."""
-        key = (tokenizer, suite)
-        if key in self._cache:
-            return self._cache[key]
-        out: list[tuple[str, str, tuple[str, ...] | None]] = []
-        if suite != VOCAB_SUITE:
-            bs, ns = _suite(self.base, suite).sha256, _suite(self.new, suite).sha256
-            if bs and ns and bs != ns:
-                out.append(("suite", f"suite {suite!r} content changed "
-                                     f"(sha256 {bs[:12]} → {ns[:12]})", None))
-        base_tok, new_tok = _tokenizer(self.base, tokenizer), _tokenizer(self.new, tokenizer)
-        bt = base_tok.source.sha256
-        nt = new_tok.source.sha256
-        if bt and nt and bt != nt:
-            out.append(("tokenizer", f"tokenizer {tokenizer!r} file changed "
-                                     f"(sha256 {bt[:12]} → {nt[:12]})", None))
-        bb, nb = base_tok.backend_version, new_tok.backend_version
-        if bb and nb and bb != nb:
-            backend = new_tok.backend or "backend"
-            out.append(("backend", f"{backend} version changed ({bb} → {nb})", None))
-        out += [("settings", text, scope) for text, scope in self._settings]
-        out += [("definition", text, scope) for text, scope in self._definitions]
-        for lang, text in _segmenter_changes(self.base, self.new, suite):
-            self._segmenter_lang[text] = lang
-            out.append(("segmenter", text, WORD_METRICS))
-        if self._machine:
-            timings = tuple(m for m in METRICS.names() if not metric_info(m).deterministic)
-            out.append(("machine", self._machine, timings))
-        self._cache[key] = out
-        return out
-
-    def check(self, tokenizer: str, suite: str, metric: str, subset: str) -> list[str]:
-        """The reasons the row is not comparable; allowed changes are kept for ``notes``.
-        A language's segmenter concerns its own rows and those mixing languages."""
-        reasons: list[str] = []
-        for kind, text, scope in self._all_changes(tokenizer, suite):
-            if scope is not None and metric not in scope:
-                continue
-            lang = self._segmenter_lang.get(text) if kind == "segmenter" else None
-            if lang is not None and subset != lang and subset in self._langs:
-                continue
-            if kind in self.allowed:
-                self._notes.setdefault(text, kind)
-            else:
-                reasons.append(text)
-        return reasons
-
-    def notes(self) -> list[str]:
-        """Each changed input that was compared anyway, once."""
-        return [f"{text}; compared as the same tokenizer" if kind in COMPARED_BY_DEFAULT
-                else f"{text}; compared anyway (--allow-change {kind})"
-                for text, kind in self._notes.items()]
-
-    def pair_reasons(self, tokenizer: str, suite: str) -> list[str]:
-        """Reasons that concern every row of the pair (not only timings or one metric)."""
-        return [text for kind, text, scope in self._all_changes(tokenizer, suite)
-                if scope is None and kind not in self.allowed]
-
-
-def _suite(meta: RunMeta, name: str) -> SuiteInfo:
-    """What ``meta`` says of suite ``name`` (an empty record if nothing)."""
-    return meta.suites.get(name) or SuiteInfo()
-
-
-def _tokenizer(meta: RunMeta, name: str) -> TokenizerInfo:
-    """What ``meta`` says of tokenizer ``name`` (an empty record if nothing)."""
-    return meta.tokenizers.get(name) or TokenizerInfo()
 
 
 def _failure_dicts(failures: Sequence[Failure]) -> list[dict[str, Any]]:
     """Failures as JSON objects, keys sorted as in results.json."""
     return [dict(sorted(f.to_dict().items())) for f in failures]
-
-
-def _machine_change(base: RunMeta, new: RunMeta) -> str | None:
-    bm, nm = base.machine, new.machine
-    fields = ("hostname", "cpus", "processor")
-    if not bm or not nm or all(bm.get(f) == nm.get(f) for f in fields):
-        return None
-
-    def show(m: Mapping[str, Any]) -> str:
-        return f"{m.get('hostname')}, {m.get('cpus')} CPUs"
-
-    return f"timings from different machines ({show(bm)} → {show(nm)})"
-
-
-def _definition_changes(base: RunMeta, new: RunMeta
-                        ) -> list[tuple[str, tuple[str, ...] | None]]:
-    """Metrics whose recorded formula differs between the runs (each concerns one metric)."""
-    bf, nf = base.metric_formulas or {}, new.metric_formulas or {}
-    return [(f"definition of {m} changed ({bf[m]} → {nf[m]})", (m,))
-            for m in sorted(bf.keys() & nf.keys()) if bf[m] != nf[m]]
-
-
-def _segmenter_changes(base: RunMeta, new: RunMeta, suite: str) -> list[tuple[str, str]]:
-    """(language, what changed) for the languages of ``suite`` whose word segmenter (name
-    and version) differs."""
-    bs, ns = base.segmenters or {}, new.segmenters or {}
-    langs = _suite(new, suite).languages or sorted(bs.keys() & ns.keys())
-    out = []
-    for lang in langs:
-        if lang in bs and lang in ns and bs[lang] != ns[lang]:
-            out.append((lang, f"word segmenter of {lang} changed ({bs[lang] or 'none'} → "
-                              f"{ns[lang] or 'none'})"))
-    return out
-
-
-def _settings_changes(base: RunMeta, new: RunMeta) -> list[tuple[str, tuple[str, ...] | None]]:
-    bs, ns = base.settings, new.settings
-    if not bs or not ns:
-        return []
-    out: list[tuple[str, tuple[str, ...] | None]] = []
-    for key in sorted(bs.keys() | ns.keys()):
-        if key in NEUTRAL_SETTINGS or bs.get(key) == ns.get(key):
-            continue
-        out.append((f"setting {key} changed ({bs.get(key)!r} → {ns.get(key)!r})",
-                    SETTING_SCOPE.get(key)))
-    return out
 
 
 class _FailureDiff:
@@ -917,7 +628,7 @@ class _FailureDiff:
     def new_roundtrip_docs(self, tokenizer: str, suite: str, subset: str,
                            new_meta: RunMeta) -> list[str]:
         """Ids of documents of this row that newly fail to round-trip."""
-        by_lang = (_suite(new_meta, suite).subset_by or "lang") == "lang"
+        by_lang = (suite_info(new_meta, suite).subset_by or "lang") == "lang"
         if subset != ALL and not by_lang:
             return []  # failures record a document's language, not its domain
         if self._new_roundtrip is None:
@@ -929,7 +640,32 @@ class _FailureDiff:
                 if subset == ALL or lang in (None, subset)]
 
 
-__all__ = ["ADDED", "BETTER", "CHANGED", "CHANGE_KINDS", "NOT_COMPARABLE", "NOT_SIGNIFICANT",
-           "REMOVED", "UNCHANGED", "WORSE", "Comparison", "RowChange", "RunInfo", "Threshold",
-           "Thresholds", "compare", "load_run", "parse_allow_change", "parse_thresholds",
-           "same_within_rounding", "timing_range"]
+__all__ = [
+    "ADDED",
+    "BETTER",
+    "BUSY_SHARE",
+    "CHANGED",
+    "CHANGE_KINDS",
+    "COMPARED_BY_DEFAULT",
+    "DEFAULT_TIMING_THRESHOLD",
+    "NEUTRAL_SETTINGS",
+    "NOT_COMPARABLE",
+    "NOT_SIGNIFICANT",
+    "REMOVED",
+    "TOO_BUSY",
+    "TOO_BUSY_SHARE",
+    "UNCHANGED",
+    "WORSE",
+    "BusyMachine",
+    "Comparison",
+    "RowChange",
+    "RunInfo",
+    "Threshold",
+    "Thresholds",
+    "compare",
+    "load_run",
+    "parse_allow_change",
+    "parse_thresholds",
+    "same_within_rounding",
+    "timing_range",
+]

@@ -76,13 +76,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     # the command line draws PNGs only, never windows: it (not the library) picks the backend
     os.environ.setdefault("MPLBACKEND", "Agg")
 
-    offline = os.environ.get(OFFLINE_ENV)  # --no-fetch sets it for the command's duration only
+    offline = os.environ.get(OFFLINE_ENV)
+    if getattr(args, "no_fetch", False):  # for the command's duration only (restored below)
+        os.environ[OFFLINE_ENV] = "1"
     try:
         code = int(args._main(args) or 0)
         return code if code in (0, 1) else FAILURE
     except TokbenchError as e:
-        from rich.markup import escape
-
+        from tokbench.cli.console import escape
         from tokbench.render.visible import shown
 
         err_console().print(f"[bold red]tokbench: error:[/] {escape(shown(str(e)))}",

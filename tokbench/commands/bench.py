@@ -6,13 +6,13 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from tokbench.engine.presets import BENCH_TOKENIZERS
 from tokbench.errors import InputError
 
 HELP = ("speed profiles: latency percentiles, throughput vs threads, length scaling, "
         "load cost and memory; writes results.json, report.md/html and plots")
 
 DEFAULT_OUT = "reports/bench"
-DEFAULT_TOKENIZERS = ("gpt2", "cl100k_base", "llama-3", "xlm-roberta", "qwen2")
 
 
 def _csv(value: str) -> list[str]:
@@ -23,7 +23,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     from tokbench.speed.rows import PARTS
 
     p.add_argument("--tokenizers", "-t", type=_csv, help="comma-separated names or specs "
-                   f"(default: {', '.join(DEFAULT_TOKENIZERS)})")
+                   f"(default: {', '.join(BENCH_TOKENIZERS)})")
     p.add_argument("--suites", "-s", type=_csv,
                    help="suites the requests and inputs are drawn from (default: every built-in)")
     p.add_argument("--out", "-o", default=DEFAULT_OUT, help=f"output directory ({DEFAULT_OUT})")
@@ -66,17 +66,14 @@ def settings_from(args: argparse.Namespace) -> Any:
 
 
 def main(args: argparse.Namespace) -> int:
-    import os
 
-    from tokbench.cli.console import console, err_console, progress
+    from tokbench.cli.console import console, err_console, escape, progress
     from tokbench.cli.output import write_results_atomic
     from tokbench.render.markdown import render_markdown
     from tokbench.speed.bench import DEFAULT_SUITES, run_bench
 
     settings = settings_from(args)
-    specs = args.tokenizers or list(DEFAULT_TOKENIZERS)
-    if args.no_fetch:
-        os.environ["TOKBENCH_OFFLINE"] = "1"  # the CLI restores it after the command
+    specs = args.tokenizers or list(BENCH_TOKENIZERS)
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise InputError(f"{out}: not a directory; give --out a directory")
@@ -90,7 +87,8 @@ def main(args: argparse.Namespace) -> int:
             elif name in ("done", "tokenizer_failed"):
                 prog.advance(task)
             if name == "tokenizer_failed":
-                prog.console.print(f"[yellow]{info['tokenizer']}: {info['error']}[/]",
+                prog.console.print(f"[yellow]{escape(info['tokenizer'])}: "
+                                   f"{escape(info['error'])}[/]",
                                    highlight=False)
 
         results = run_bench(specs, args.suites or DEFAULT_SUITES, settings, event)
@@ -112,7 +110,7 @@ def main(args: argparse.Namespace) -> int:
 
         files.append(write_html(results, out, [p.name for p in pngs]))
     for err in results.meta.errors:
-        err_console().print(f"[yellow]skipped {err.tokenizer}:[/] {err.error}",
+        err_console().print(f"[yellow]skipped {escape(err.tokenizer)}:[/] {escape(err.error)}",
                             highlight=False)
     _print_summary(console(), results)
     wall = (results.meta.timings or {}).get("wall", 0.0)
@@ -124,9 +122,7 @@ def main(args: argparse.Namespace) -> int:
 def _print_summary(con: Any, results: Any) -> None:
     """The verdict (fastest per request size), then one line per tokenizer: the headline
     figures, each with its clock; split into several tables when too wide."""
-    from rich.markup import escape
-
-    from tokbench.cli.console import print_fitted
+    from tokbench.cli.console import escape, print_fitted
     from tokbench.cli.verdict import print_verdict
     from tokbench.metrics.verdict import verdict
 

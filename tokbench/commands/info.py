@@ -16,15 +16,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from rich.markup import escape
     from rich.table import Table
 
-    from tokbench.cli.console import console, err_console
+    from tokbench.cli.console import console, err_console, escape
     from tokbench.loading.catalog import get_entry, new_session
-    from tokbench.loading.loader import load_tokenizer, parse_spec
-    from tokbench.metrics.vocab import cached_vocabulary_facts
+    from tokbench.loading.loader import load_tokenizer, parse_tokenizer_spec
+    from tokbench.metrics.tokenizer_facts import cached_vocabulary_facts
 
-    spec = parse_spec(args.name)
+    spec = parse_tokenizer_spec(args.name)
     entry = get_entry(spec.value) if spec.kind == "catalog" else None
     status = err_console()
     with new_session(on_status=lambda m: status.print(f"[dim]{escape(m)}…[/]",

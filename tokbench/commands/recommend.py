@@ -6,11 +6,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from tokbench.engine.presets import RECOMMEND_TOKENIZERS
+
 HELP = ("which existing tokenizer suits a model of N non-vocabulary parameters on your text "
         "(Tao et al. 2024); writes recommend.json, recommend.md and recommend.png")
 
-DEFAULT_TOKENIZERS = ("gpt2", "cl100k_base", "o200k_base", "llama-2", "llama-3", "qwen2",
-                      "xlm-roberta")
 DEFAULT_SUITE = "multilingual"
 DEFAULT_OUT = "reports/recommend"
 
@@ -21,7 +21,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_scaling_options(p, required=True)
     p.add_argument("--tokenizers", "-t",
                    help="comma-separated names or specs (default: " +
-                        ", ".join(DEFAULT_TOKENIZERS) + ")")
+                        ", ".join(RECOMMEND_TOKENIZERS) + ")")
     p.add_argument("--suites", "-s", help=f"suites to measure tokens per character on "
                    f"(default: {DEFAULT_SUITE})")
     p.add_argument("--d-model", type=int, default=None,
@@ -56,7 +56,7 @@ def main(args: argparse.Namespace) -> int:
 
     settings = scaling_settings(args)  # bad numbers fail before anything is loaded
     sweep_tpc = _sweep_f(args.sweep) if args.sweep else None
-    tokenizers = [t.strip() for t in (args.tokenizers or ",".join(DEFAULT_TOKENIZERS))
+    tokenizers = [t.strip() for t in (args.tokenizers or ",".join(RECOMMEND_TOKENIZERS))
                   .split(",") if t.strip()]
     suites = split_suite_specs([args.suites]) if args.suites else [DEFAULT_SUITE]
     with err_console().status("measuring tokens per character and losslessness…"):

@@ -157,10 +157,6 @@ def main(args: argparse.Namespace) -> int:
     from tokbench.loading.loader import load_tokenizer
 
     text = read_text(args.text)
-    if args.no_fetch:
-        import os
-
-        os.environ["TOKBENCH_OFFLINE"] = "1"
     specs = args.tokenizers
     if specs is None:
         from tokbench.engine.runner import DEFAULT_TOKENIZERS

@@ -10,6 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
+#: what ``tokbench run`` (and ``tokbench show``) compare when no tokenizer is named
+DEFAULT_TOKENIZERS = ("gpt2", "cl100k_base", "o200k_base", "llama-2", "llama-3", "xlm-roberta",
+                      "mistral-v1", "qwen3")
+#: ``tokbench bench``: one per backend library and vocabulary style (a profile takes minutes)
+BENCH_TOKENIZERS = ("gpt2", "cl100k_base", "llama-3", "xlm-roberta", "qwen2")
+#: ``tokbench recommend``: vocabularies from 32k to 250k to place on the size curve
+RECOMMEND_TOKENIZERS = ("gpt2", "cl100k_base", "o200k_base", "llama-2", "llama-3", "qwen2",
+                        "xlm-roberta")
+
 _JAPANESE_SUITES = ["japanese", "multilingual?languages=eng_Latn,jpn_Jpan"]
 _JAPANESE_METRICS = ["compression", "fertility", "morph", "morph_sudachi", "robustness", "premium",
                      "unknown", "roundtrip", "throughput"]

@@ -24,10 +24,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tokbench.constants import ALL, PIVOT, VOCAB_SUITE
+from tokbench.engine.presets import DEFAULT_TOKENIZERS
 from tokbench.engine.state import RunState, SuiteProgress, unit_key
-from tokbench.engine.work import InlineDocs, ShardResult, ShardTask
+from tokbench.engine.work import PinnedSpec, ShardResult, ShardTask
 from tokbench.environment import git_commit, machine_info
-from tokbench.errors import InputError, TokbenchError
+from tokbench.errors import InputError, TokbenchError, tokenizer_raised
 from tokbench.metrics import metrics_of, resolve_families
 from tokbench.metrics.base import MetricContext
 from tokbench.metrics.compute import evaluate, ratio
@@ -35,6 +36,7 @@ from tokbench.metrics.fairness import fairness_rows
 from tokbench.metrics.stats import SubsetStats, UnitStats, collectors_for
 from tokbench.record import Failure, RunError, RunMeta, SuiteInfo, TokenizerInfo
 from tokbench.results import Results, Row
+from tokbench.suites.builtin import BUILTIN_SUITES
 from tokbench.version import __version__
 
 if TYPE_CHECKING:
@@ -47,16 +49,11 @@ if TYPE_CHECKING:
 
     AnySuite = Suite | StreamingSuite
 
-DEFAULT_TOKENIZERS = ("gpt2", "cl100k_base", "o200k_base", "llama-2", "llama-3", "xlm-roberta",
-                      "mistral-v1", "qwen3")
-DEFAULT_SUITES = ("multilingual", "japanese", "code", "numbers", "unicode")
+#: every built-in suite: what a run measures when no suite is named
+DEFAULT_SUITES = BUILTIN_SUITES
 __all__ = ["ALL", "DEFAULT_SUITES", "DEFAULT_TOKENIZERS", "PIVOT", "VOCAB_SUITE", "Settings",
            "run"]
 
-#: in-memory suites are cut into shards of about this many bytes (at least one per
-#: worker and a few more, so workers stay busy); streaming suites plan their own
-MAX_SHARD_BYTES = 2 * 1024 * 1024
-MIN_SHARD_BYTES = 256 * 1024
 THROUGHPUT_SAMPLE_BYTES = 256 * 1024
 
 
@@ -148,6 +145,14 @@ def run(
     metrics are unchanged; ``state`` is a checkpoint file of finished shards (reused
     when it matches, so an interrupted run redoes only unfinished shards). Keyword
     ``options`` set ``Settings`` fields (e.g. ``premium_join=True``).
+
+    >>> results = run(["bytes", "chars"], ["multilingual?languages=jpn_Jpan"], ["compression"])
+    >>> results.value("bytes", "multilingual", "jpn_Jpan", "tokens")  # UTF-8 bytes
+    10881
+    >>> results.value("chars", "multilingual", "jpn_Jpan", "tokens")  # code points
+    3681
+    >>> round(results.value("chars", "multilingual", "all", "bytes_per_token"), 4)
+    2.956
     """
     settings = _settings(settings, options)
     runner = _Run(settings, resolve_families(metrics), metrics is not None, progress, on_unit)
@@ -287,7 +292,7 @@ class _Run:
                     for i, sh in enumerate(p.shards) if i not in p.progress.done]
             expect(sum(left), len(left), self.timings.load)
         executor.start(run_id, [(n, self.toks[n]) for n in names],
-                       [(n, self.specs[n]) for n in names])
+                       [(n, self._pinned(n)) for n in names])
 
     def _work(self, plans: list[_Plan], executor: Executor, state: RunState, run_id: str
               ) -> None:
@@ -299,6 +304,12 @@ class _Run:
             self.notify("shard", {"suite": result.suite, "bytes": result.nbytes})
             if plan.finished:
                 self._finish(plan, state)
+
+    def _pinned(self, name: str) -> object:
+        """How a worker loads tokenizer ``name``: a spec of a file is pinned to the hash
+        this run recorded."""
+        spec, sha = self.specs[name], self.toks[name].source.sha256
+        return PinnedSpec(spec, sha) if isinstance(spec, str) and sha else spec
 
     def _tasks(self, plans: list[_Plan], run_id: str) -> Iterator[ShardTask]:
         for p in plans:
@@ -369,7 +380,7 @@ class _Run:
             self._copy_unit_meta(resume, name, suite)
             self.finished_units.append([name, suite.name])
         self.results.meta.finished_units = self.finished_units
-        shards, shard_bytes = _shards(suite, workers)
+        shards, shard_bytes = suite.plan_shards(workers)
         subset_by = suite.subset_by or "both"
         key = unit_key(tokenizers={n: _plain_source(self.results.meta.tokenizers[n])
                                    for n in todo},
@@ -389,6 +400,11 @@ class _Run:
             self.failure_counts.setdefault(name, {})[suite.name] = dict(counts)
             self.results.meta.failure_counts = self.failure_counts
         info = old.suites.get(suite.name)
+        now = self.results.meta.suites[suite.name]
+        if info is not None and suite.reuse_reading(list(info.languages)):
+            # what only reading told; no shard is read again when every unit is reused
+            now.documents, now.languages = info.documents, info.languages
+            now.subset_by, now.left_out = info.subset_by, info.left_out
         segmenters = old.segmenters or {}
         for lang in info.languages if info is not None else []:
             for key, seg in segmenters.items():  # LANG, and LANG/SCHEME (morph analyzers)
@@ -399,7 +415,16 @@ class _Run:
 
     def _finish(self, plan: _Plan, state: RunState) -> None:
         suite, prog = plan.suite, plan.progress
-        self._describe_suite(plan)
+        try:
+            self._describe_suite(plan)
+        except InputError as e:  # a streaming suite with no documents: that suite fails
+            self.results.meta.errors.append(RunError(suite=str(suite.meta.get("spec")
+                                                               or suite.name), error=str(e)))
+            self.results.meta.suites.pop(suite.name, None)
+            plan.tokenizers = []
+            state.finished(suite.name)
+            self._checkpoint()
+            return
         self.segmenters.update(prog.segmenters)
         prefix = _subset_prefix(suite, plan.subset_by)
         metrics = metrics_of(plan.families)
@@ -416,9 +441,7 @@ class _Run:
                 premiums = self._premium_rows(name, suite, stats)
                 rows.extend(premiums)
                 rows.extend(fairness_rows(premiums))
-            self.results.failures.extend(
-                Failure.from_dict({k: v for k, v in f.items() if not k.startswith("_")})
-                for f in stats.failures)
+            self.results.failures.extend(f.failure for f in stats.failures)
             if stats.failure_counts:
                 self.failure_counts.setdefault(name, {})[suite.name] = dict(
                     sorted(stats.failure_counts.items()))
@@ -439,15 +462,11 @@ class _Run:
         any_stats = next(iter(prog.stats.values()), None)
         if any_stats is not None and ALL in any_stats.subsets:
             info.documents = any_stats.subsets[ALL].sums.get("docs", 0)
-        if getattr(plan.suite, "streaming", False):
-            plan.suite.seen_languages = sorted(prog.languages)  # type: ignore[union-attr]
-            info.languages = sorted(prog.languages)
-            info.subset_by = plan.suite.subset_by
-            if info.documents == 0:
-                plan.suite.meta.update(prog.counts)
-                raise plan.suite.no_documents()  # type: ignore[union-attr]
-        counts = prog.counts if getattr(plan.suite, "streaming", False) else plan.suite.meta
-        left_out = {k: int(v) for k, v in sorted(counts.items())
+        report = plan.suite.after_reading(sorted(prog.languages), prog.counts,
+                                          info.documents or 0)
+        if report.languages is not None:
+            info.languages, info.subset_by = report.languages, report.subset_by
+        left_out = {k: int(v) for k, v in sorted(report.counts.items())
                     if k.startswith(("skipped", "replaced")) and v}
         if left_out:
             info.left_out = left_out
@@ -493,7 +512,7 @@ class _Run:
         if reused is not None:
             rows = reused[0]
         else:
-            from tokbench.metrics.vocab import cached_vocabulary_facts
+            from tokbench.metrics.tokenizer_facts import cached_vocabulary_facts
 
             t0 = time.perf_counter()
             facts = cached_vocabulary_facts(tok)
@@ -557,9 +576,15 @@ class _Run:
             for subset, texts in targets.items():
                 try:
                     rate = measure_rate(self.toks[name], texts, budget)
-                except Exception:
-                    rate = None  # a document that fails to encode is already a failure
-                if rate is None:
+                except BaseException as e:  # a tokenizer's own error: recorded, never silent
+                    if not tokenizer_raised(e):
+                        raise
+                    self.results.meta.errors.append(RunError(
+                        tokenizer=name, suite=plan.suite.name,
+                        error=f"throughput of subset {subset} not measured: "
+                              f"{type(e).__name__}: {e}"))
+                    continue
+                if rate is None:  # no text to time
                     continue
                 per_mb = rate.tokens_s / rate.mb_s if rate.mb_s > 0 else 0.0
                 for metric, value, scale in (("throughput_mb_s", rate.mb_s, 1.0),
@@ -631,25 +656,6 @@ def _aligned_texts(suite: AnySuite) -> dict[str, dict[str, str]]:
     return out
 
 
-def _shards(suite: AnySuite, workers: int) -> tuple[list[Any], int]:
-    """The suite's shards and the shard size they were cut at (part of the resume key)."""
-    if getattr(suite, "streaming", False):
-        return suite.shards(), suite.shard_bytes  # type: ignore[union-attr]
-    docs = suite.documents
-    sizes = [len(d.text.encode("utf-8")) for d in docs]
-    target = min(MAX_SHARD_BYTES, max(MIN_SHARD_BYTES, sum(sizes) // max(1, 4 * workers)))
-    shards: list[Any] = []
-    start = acc = 0
-    for i, n in enumerate(sizes):
-        acc += n
-        if acc >= target:
-            shards.append(InlineDocs(tuple(docs[start:i + 1]), acc))
-            start, acc = i + 1, 0
-    if start < len(docs):
-        shards.append(InlineDocs(tuple(docs[start:]), acc))
-    return shards, target
-
-
 def _throughput_details(rate: Rate, scale: float) -> dict[str, Any]:
     """A throughput row's details: its samples (``compare`` judges a change against their
     range, as for every run before), their spread, and the precision reached (half the
@@ -669,11 +675,7 @@ def _throughput_texts(suite: AnySuite, per_subset: bool,
     from every subset up to ``limit`` bytes, each cut to that size) and, with
     ``per_subset``, a sample of each subset (its first documents up to ``limit`` bytes).
     Deterministic, so two runs time the same text."""
-    if getattr(suite, "streaming", False):
-        first = suite.shards()[0] if suite.shards() else None  # type: ignore[union-attr]
-        docs = first.read()[0] if first is not None else []
-    else:
-        docs = suite.documents
+    docs = suite.sample_documents()
     groups: dict[str, list[str]] = {}
     for d in docs:
         groups.setdefault(suite.subset_of(d) if suite.subset_by else d.lang, []).append(

@@ -19,6 +19,8 @@ from typing import Any
 from tokbench.metrics.stats import UnitStats
 
 STATE_VERSION = 1
+#: the checkpoint file in a run's (or sweep's) output folder; removed when it completes
+STATE_FILE = ".tokbench-state.json"
 
 
 def unit_key(**parts: Any) -> str:

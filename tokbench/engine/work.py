@@ -14,11 +14,12 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from tokbench.constants import ALL
+from tokbench.errors import InputError, TokbenchError, tokenizer_raised
 from tokbench.metrics.compute import (
     SuiteLayout,
     TokenTable,
@@ -28,32 +29,14 @@ from tokbench.metrics.compute import (
 )
 from tokbench.metrics.conventions import DEFAULT as DEFAULT_CONVENTION
 from tokbench.metrics.conventions import FertilityConvention, Span, count_alone, word_spans
-from tokbench.metrics.stats import UnitStats, bound_failures
+from tokbench.metrics.stats import FailureExample, UnitStats, bound_failures
+from tokbench.record import Failure
 from tokbench.suites.model import Document
+from tokbench.suites.model import Shard as ShardSource
 
 if TYPE_CHECKING:
-    from tokbench.adapters.base import Encoded, Tokenizer
+    from tokbench.adapters.base import EncodedWithOffsets, Tokenizer
     from tokbench.suites.variants import Variant
-
-
-class ShardSource(Protocol):
-    """Where a shard's documents come from; picklable, readable in any process."""
-
-    @property
-    def nbytes(self) -> int: ...
-
-    def read(self) -> tuple[list[Document], dict[str, int]]: ...
-
-
-@dataclass(frozen=True)
-class InlineDocs:
-    """A slice of an in-memory suite, carried with the task."""
-
-    documents: tuple[Document, ...]
-    nbytes: int
-
-    def read(self) -> tuple[list[Document], dict[str, int]]:
-        return list(self.documents), {}
 
 
 @dataclass(frozen=True)
@@ -109,7 +92,29 @@ class Toolkit:
 
 
 _TOOLKITS: dict[str, Toolkit] = {}
+_FAILED: dict[str, TokbenchError] = {}  # run id -> why its tokenizers did not load here
 _LOCK = threading.Lock()
+
+
+@dataclass(frozen=True)
+class PinnedSpec:
+    """A tokenizer spec and the sha256 of the file the run loaded it from: a worker that
+    loads it again refuses a file changed since (it would measure another tokenizer
+    under the recorded hash)."""
+
+    spec: str
+    sha256: str
+
+    def __call__(self) -> Tokenizer:
+        from tokbench.loading.loader import load_tokenizer
+
+        tok = load_tokenizer(self.spec)
+        now = tok.source.sha256
+        if now and now != self.sha256:
+            raise InputError(f"tokenizer {self.spec}: its file changed during the run (sha256 "
+                             f"{now[:12]} now, {self.sha256[:12]} when the run started); rerun "
+                             "once it is no longer being written")
+        return tok
 
 
 def install(run_id: str, tokenizers: Sequence[tuple[str, Tokenizer]]) -> None:
@@ -122,9 +127,13 @@ def install_from_specs(run_id: str, payload: Sequence[tuple[str, object]]) -> No
     """Load a run's tokenizers in a worker: ``payload`` holds (name, how to get it): a
     spec string, a picklable zero-argument factory, or the tokenizer object itself."""
     with _LOCK:
-        if run_id in _TOOLKITS:
+        if run_id in _TOOLKITS or run_id in _FAILED:
             return
-        loaded = [(name, materialize(spec)) for name, spec in payload]
+        try:
+            loaded = [(name, materialize(spec)) for name, spec in payload]
+        except TokbenchError as e:  # said by the first shard (a pool's initializer cannot)
+            _FAILED[run_id] = e
+            return
         _TOOLKITS.clear()  # one run at a time per worker: free the previous run's
         _TOOLKITS[run_id] = Toolkit(loaded)
 
@@ -149,6 +158,8 @@ def materialize(spec: object) -> Tokenizer:
 def process_shard(task: ShardTask) -> ShardResult:
     """Read, encode, decode and measure one shard with every tokenizer of the run."""
     toolkit = _TOOLKITS.get(task.run_id)
+    if toolkit is None and task.run_id in _FAILED:
+        raise _FAILED[task.run_id]
     if toolkit is None:
         raise RuntimeError(f"tokenizers of run {task.run_id} are not loaded in this worker")
     if task.job != "metrics":
@@ -237,30 +248,34 @@ def _groups(docs: list[Document], subset_by: str) -> dict[str, np.ndarray]:
 
 
 def encode_all(tok: Tokenizer, texts: list[str], threads: int = 1, offsets: bool = True
-               ) -> tuple[list[Encoded | None], list[tuple[int, str]]]:
+               ) -> tuple[list[EncodedWithOffsets | None], list[tuple[int, str]]]:
     """Encode every text once, with the backend's offsets where it gives them in the same
     call (``Tokenizer.encode_batch_offsets``) when ``offsets``; a text the tokenizer
     raises on is recorded, the rest go on."""
 
-    from tokbench.adapters.base import Encoded
+    from tokbench.adapters.base import EncodedWithOffsets
 
-    def encode(batch: list[str]) -> list[Encoded]:
+    def encode(batch: list[str]) -> list[EncodedWithOffsets]:
         if offsets:
             return list(tok.encode_batch_offsets(batch, threads=threads))
-        return [Encoded(ids) for ids in tok.encode_batch(batch, threads=threads)]
+        return [EncodedWithOffsets(ids) for ids in tok.encode_batch(batch, threads=threads)]
 
     try:
-        return list[Encoded | None](encode(texts)), []
-    except Exception:  # find the bad documents one by one
-        out: list[Encoded | None] = []
-        errors: list[tuple[int, str]] = []
-        for i, t in enumerate(texts):
-            try:
-                out.append(encode([t])[0])
-            except Exception as e:
-                out.append(None)
-                errors.append((i, f"{type(e).__name__}: {e}"))
-        return out, errors
+        return list[EncodedWithOffsets | None](encode(texts)), []
+    except BaseException as e:  # find the bad documents one by one
+        if not tokenizer_raised(e):
+            raise
+    out: list[EncodedWithOffsets | None] = []
+    errors: list[tuple[int, str]] = []
+    for i, t in enumerate(texts):
+        try:
+            out.append(encode([t])[0])
+        except BaseException as e:
+            if not tokenizer_raised(e):
+                raise
+            out.append(None)
+            errors.append((i, f"{type(e).__name__}: {e}"))
+    return out, errors
 
 
 def _measure(task: ShardTask, docs: list[Document], texts: list[str], layout: SuiteLayout,
@@ -277,15 +292,16 @@ def _measure(task: ShardTask, docs: list[Document], texts: list[str], layout: Su
     if not every_span and "unk_spans" in task.collectors and tok.unk_id is not None:
         unk = [i for i, e in enumerate(encoded) if e is not None and tok.unk_id in e.ids]
         if unk:
-            again = tok.encode_batch_offsets([texts[i] for i in unk], threads=task.threads)
+            again, _ = encode_all(tok, [texts[i] for i in unk], task.threads)
             for i, enc in zip(unk, again, strict=True):
-                encoded[i] = enc
+                encoded[i] = enc if enc is not None else encoded[i]
     encodings = [e.ids if e is not None else None for e in encoded]
     timings["encode"] = timings.get("encode", 0.0) + time.perf_counter() - t0
 
-    def failure(i: int, **detail: Any) -> dict[str, Any]:
-        return {"tokenizer": name, "suite": task.suite, "doc_id": docs[i].id,
-                "_shard": task.index, "_pos": i, **detail}
+    def failure(i: int, **detail: Any) -> FailureExample:
+        return FailureExample(Failure.from_dict({"tokenizer": name, "suite": task.suite,
+                                                 "doc_id": docs[i].id, **detail}),
+                              task.index, i)
 
     failures = [failure(i, kind="error", error=msg) for i, msg in errors]
     decoded: list[str | None] | None = None
@@ -298,7 +314,9 @@ def _measure(task: ShardTask, docs: list[Document], texts: list[str], layout: Su
                 continue
             try:
                 decoded.append(tok.decode(e))
-            except Exception as ex:
+            except BaseException as ex:
+                if not tokenizer_raised(ex):
+                    raise
                 decoded.append(None)
                 failures.append(failure(i, kind="error",
                                         error=f"decode: {type(ex).__name__}: {ex}"))
@@ -335,7 +353,7 @@ def _measure(task: ShardTask, docs: list[Document], texts: list[str], layout: Su
             if d.align is not None and counts.ok[i]:
                 out.aligned.setdefault(d.lang, {})[d.align] = int(counts.tokens[i])
     for f in failures:
-        kind = str(f["kind"])
+        kind = f.failure.kind
         out.failure_counts[kind] = out.failure_counts.get(kind, 0) + 1
     out.failures = bound_failures(failures)
     timings["measure"] = timings.get("measure", 0.0) + time.perf_counter() - t0

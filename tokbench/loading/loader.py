@@ -17,6 +17,7 @@ from __future__ import annotations
 import gzip
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
@@ -34,6 +35,7 @@ from tokbench.loading.catalog import (
 )
 from tokbench.loading.sources import FetchSession, HubSource, LocalSource, TiktokenSource
 from tokbench.paths import user_path
+from tokbench.registry import Registry
 
 SpecKind = Literal["catalog", "tiktoken", "hf", "file"]
 
@@ -63,7 +65,7 @@ class Spec:
         return self.text
 
 
-def parse_spec(spec: str) -> Spec:
+def parse_tokenizer_spec(spec: str) -> Spec:
     """Parse ``spec``; unknown names raise ``UnknownNameError`` with suggestions.
 
     ``SPEC@IMPL`` (a catalog name or ``file:PATH``, then ``@`` and a library of
@@ -74,7 +76,7 @@ def parse_spec(spec: str) -> Spec:
     if at and base and not text.startswith(("hf:", "hub:")) and not user_path(text).exists():
         from tokbench.loading.implementations import IMPLEMENTATIONS
 
-        inner = parse_spec(base)
+        inner = parse_tokenizer_spec(base)
         if inner.kind in ("catalog", "file") and impl:
             return replace(inner, impl=IMPLEMENTATIONS.canonical(impl), text=text)
     return _parse_plain(text)
@@ -137,12 +139,55 @@ def is_tiktoken_rank_file(path: Path) -> bool:
     return bool(lines) and all(_TIKTOKEN_LINE.match(ln.strip()) for ln in lines[:3])
 
 
+#: A detector: ``(path, first bytes of the file) -> adapter kind``, or None when the file
+#: is not its format (it may raise ``InputError`` for a file it knows to be unusable).
+Detector = Callable[[Path, bytes], "str | None"]
+
+#: file detectors of third parties (``tokbench.detectors`` entry-point group), tried before
+#: the built-in ones; an entry point names a ``Detector``
+DETECTORS: Registry[Detector] = Registry("file detector", "tokbench.detectors")
+
+
+def _gguf(path: Path, head: bytes) -> str | None:
+    return "gguf" if head[:4] == b"GGUF" else None
+
+
+def _gzip(path: Path, head: bytes) -> str | None:
+    if head[:2] != b"\x1f\x8b":
+        return None
+    if is_tiktoken_rank_file(path):  # the tiktoken adapter reads gzipped rank files
+        return "tiktoken"
+    raise InputError(f"{path}: gzip-compressed; gunzip it first (gunzip -k {path})")
+
+
+def _json(path: Path, head: bytes) -> str | None:
+    if head.lstrip()[:1] != b"{":
+        return None
+    if b'"default_num_special_tokens"' in head or b'"token_bytes"' in head:
+        return "tekken"
+    return "tokenizers"
+
+
+def _tiktoken(path: Path, head: bytes) -> str | None:
+    return "tiktoken" if is_tiktoken_rank_file(path) else None
+
+
+def _sentencepiece(path: Path, head: bytes) -> str | None:
+    # protobuf field 1 (pieces), length-delimited: a SentencePiece model
+    return "sentencepiece" if head[:1] == b"\x0a" else None
+
+
+#: the built-in detectors, in the order they are tried
+BUILTIN_DETECTORS: tuple[Detector, ...] = (_gguf, _gzip, _json, _tiktoken, _sentencepiece)
+
+
 def detect_file(path: Path) -> tuple[Path, str]:
     """The file to load and the adapter kind for a tokenizer file or folder, judged by content.
 
     Folders: ``tokenizer_config.json`` -> transformers; ``tokenizer.json`` -> tokenizers;
     ``tekken.json`` -> tekken; ``tokenizer.model`` -> sentencepiece or tiktoken (by
-    content); a single ``.gguf`` -> gguf.
+    content); a single ``.gguf`` -> gguf. Files: the ``DETECTORS`` of third parties, then
+    ``BUILTIN_DETECTORS``.
     """
     if path.is_dir():
         if (path / "tokenizer_config.json").is_file():
@@ -159,20 +204,10 @@ def detect_file(path: Path) -> tuple[Path, str]:
     head = _head(path)
     if not head:
         raise InputError(f"{path}: empty file")
-    if head[:4] == b"GGUF":
-        return path, "gguf"
-    if head[:2] == b"\x1f\x8b":
-        if is_tiktoken_rank_file(path):  # the tiktoken adapter reads gzipped rank files
-            return path, "tiktoken"
-        raise InputError(f"{path}: gzip-compressed; gunzip it first (gunzip -k {path})")
-    if head.lstrip()[:1] == b"{":
-        if b'"default_num_special_tokens"' in head or b'"token_bytes"' in head:
-            return path, "tekken"
-        return path, "tokenizers"
-    if is_tiktoken_rank_file(path):
-        return path, "tiktoken"
-    if head[:1] == b"\x0a":  # protobuf field 1 (pieces), length-delimited: a SentencePiece model
-        return path, "sentencepiece"
+    for detect in [*(DETECTORS.get(n) for n in DETECTORS.names()), *BUILTIN_DETECTORS]:
+        kind = detect(path, head)
+        if kind is not None:
+            return path, kind
     raise InputError(f"{path}: not a tokenizer file tokbench can read (expected tokenizer.json, "
                      "a SentencePiece .model, a tiktoken rank file, tekken.json or .gguf)")
 
@@ -235,9 +270,14 @@ def load_tokenizer(spec: str, *, session: FetchSession | None = None,
     """Load a tokenizer from a spec (see the module docstring), fetching files if needed.
 
     Recipes are tried in order; if all fail the error lists each source and why. The
-    result is memoized per process (``reload=True`` loads afresh).
+    result is memoized per process (``reload=True`` loads afresh). Catalog names
+    (``"cl100k_base"``) fetch a pinned file once; the baselines need no file:
+
+    >>> tok = load_tokenizer("chars")
+    >>> tok.encode("aé"), tok.backend
+    ([97, 233], 'builtin')
     """
-    parsed = parse_spec(spec)
+    parsed = parse_tokenizer_spec(spec)
     key = _memo_key(parsed)
     with _memo_lock:
         if not reload and key in _memo:

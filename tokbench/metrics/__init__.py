@@ -14,26 +14,54 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 
 from tokbench.errors import TokbenchError, UnknownNameError
-from tokbench.metrics.base import MetricContext, MetricInfo
+from tokbench.metrics.base import (
+    SUMMARY_RUN,
+    SUMMARY_SWEEP,
+    SUMMARY_VIEWS,
+    MetricContext,
+    MetricInfo,
+)
 from tokbench.metrics.definitions import BUILTIN_METRICS
 from tokbench.metrics.speed import SPEED_METRICS
+from tokbench.metrics.stats import STAT_COLLECTOR
 from tokbench.registry import Registry
 
-METRICS: Registry[MetricInfo] = Registry("metric", "tokbench.metrics")
+
+def check_metric(name: str, info: object) -> None:
+    """Refuse a metric that could only give wrong or silent results: not a MetricInfo,
+    registered under another name, an unknown direction, statistic or summary view."""
+    where = f"metric {name!r}"
+    if not isinstance(info, MetricInfo):
+        raise TokbenchError(f"{where} (entry point) gives {type(info).__name__}, "
+                            "not a tokbench.metrics.MetricInfo")
+    if info.name != name:
+        raise TokbenchError(f"{where} is registered under another name than its "
+                            f"MetricInfo.name {info.name!r}; use one name for both")
+    if info.direction not in ("higher", "lower", "none"):
+        raise TokbenchError(f"{where}: direction must be 'higher', 'lower' or 'none', "
+                            f"got {info.direction!r}")
+    for stat in info.needs:
+        if stat not in STAT_COLLECTOR:
+            raise UnknownNameError("statistic", stat, list(STAT_COLLECTOR),
+                                   hint=f"in the needs of {where}")
+    if info.compute is not None and not info.needs:
+        raise TokbenchError(f"{where} has a formula but no needs: name the statistics it "
+                            "reads (see tokbench.metrics.stats.COLLECTORS)")
+    for view in info.summary:
+        if view not in SUMMARY_VIEWS:
+            raise UnknownNameError("summary view", view, list(SUMMARY_VIEWS),
+                                   hint=f"in the summary of {where}")
+
+
+METRICS: Registry[MetricInfo] = Registry("metric", "tokbench.metrics", check=check_metric)
 for _info in [*BUILTIN_METRICS, *SPEED_METRICS]:
+    check_metric(_info.name, _info)
     METRICS.register(_info.name, _info)
 
 
 def all_metrics() -> list[MetricInfo]:
     """Every registered metric (built-in and from entry points), checked."""
-    out = []
-    for name in METRICS.names():
-        info = METRICS.get(name)
-        if not isinstance(info, MetricInfo):
-            raise TokbenchError(f"metric entry point {name!r} gives {type(info).__name__}, "
-                                "not a tokbench.metrics.MetricInfo")
-        out.append(info)
-    return out
+    return [METRICS.get(name) for name in METRICS.names()]
 
 
 class _Families(Mapping[str, tuple[str, ...]]):
@@ -64,12 +92,32 @@ def list_metrics() -> list[dict[str, object]]:
 
     Each item has ``name``, ``family``, ``description``, ``direction`` (``higher``,
     ``lower`` or ``none`` is better), ``unit``, ``formula``, ``citation`` and
-    ``deterministic`` (False for timings, which ``compare`` judges against their spread).
+    ``deterministic`` (False for timings, which ``compare`` judges against their spread),
+    ``percent`` (a share shown as a percentage) and ``settings`` (the run settings its
+    value depends on).
     """
     return [{"name": m.name, "family": m.family or m.name, "description": m.description,
              "direction": m.direction, "unit": m.unit, "formula": m.formula,
-             "citation": m.citation, "deterministic": m.deterministic}
+             "citation": m.citation, "deterministic": m.deterministic, "percent": m.percent,
+             "settings": list(m.settings)}
             for m in all_metrics()]
+
+
+def summary_metrics(view: str) -> list[MetricInfo]:
+    """The headline metrics of a summary view (``SUMMARY_RUN``, ``SUMMARY_SWEEP``), in
+    registration order: those whose ``MetricInfo.summary`` names the view."""
+    if view not in SUMMARY_VIEWS:
+        raise UnknownNameError("summary view", view, list(SUMMARY_VIEWS))
+    return [m for m in all_metrics() if view in m.summary]
+
+
+def setting_scopes() -> dict[str, tuple[str, ...]]:
+    """setting -> the metrics whose value depends on it (``MetricInfo.settings``)."""
+    out: dict[str, list[str]] = {}
+    for m in all_metrics():
+        for key in m.settings:
+            out.setdefault(key, []).append(m.name)
+    return {k: tuple(v) for k, v in out.items()}
 
 
 def metric_info(name: str) -> MetricInfo:
@@ -112,5 +160,6 @@ def resolve_families(selection: Iterable[str] | None) -> list[str]:
     return wanted
 
 
-__all__ = ["FAMILIES", "METRICS", "OPT_IN_FAMILIES", "MetricContext", "MetricInfo", "all_metrics",
-           "metric_info", "metrics_of", "resolve_families"]
+__all__ = ["FAMILIES", "METRICS", "OPT_IN_FAMILIES", "SUMMARY_RUN", "SUMMARY_SWEEP",
+           "MetricContext", "MetricInfo", "all_metrics", "metric_info", "metrics_of",
+           "resolve_families", "setting_scopes", "summary_metrics"]

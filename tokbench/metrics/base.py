@@ -13,6 +13,11 @@ from typing import Literal
 
 Direction = Literal["higher", "lower", "none"]
 
+#: headline views a metric can belong to (``MetricInfo.summary``)
+SUMMARY_RUN = "run"
+SUMMARY_SWEEP = "sweep"
+SUMMARY_VIEWS = (SUMMARY_RUN, SUMMARY_SWEEP)
+
 
 @dataclass(frozen=True)
 class MetricContext:
@@ -27,10 +32,21 @@ class MetricContext:
 Formula = Callable[["SumsView", MetricContext], "float | int | None"]
 
 
-class SumsView(Mapping[str, int]):
-    """Read-only view of a subset's summed statistics; missing sums read as 0.
+class StatisticNotCollected(KeyError):
+    """A formula read a statistic that was not collected (it is missing from the metric's
+    ``needs``)."""
 
-    ``histogram`` is the token-id histogram as (ids, counts) arrays when collected.
+    def __str__(self) -> str:
+        return (f"statistic {self.args[0]!r} was not collected: name it in the metric's "
+                "needs (see tokbench.metrics.stats.COLLECTORS)")
+
+
+class SumsView(Mapping[str, int]):
+    """Read-only view of a subset's summed statistics.
+
+    Reading a statistic that was not collected raises ``StatisticNotCollected`` (never a
+    silent 0): a formula reads only what its metric ``needs``. ``histogram`` is the
+    token-id histogram as (ids, counts) arrays when collected.
     """
 
     def __init__(self, sums: Mapping[str, int], histogram: tuple[object, object] | None = None
@@ -39,7 +55,10 @@ class SumsView(Mapping[str, int]):
         self.histogram = histogram
 
     def __getitem__(self, key: str) -> int:
-        return int(self._sums.get(key, 0))
+        try:
+            return int(self._sums[key])
+        except KeyError:
+            raise StatisticNotCollected(key) from None
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._sums)
@@ -59,6 +78,16 @@ class MetricInfo:
     produced by a dedicated step (premium, throughput, vocabulary facts). ``tolerance``
     widens the relative change a noisy timing (a tail latency, a load time) must
     exceed before ``compare`` fails it.
+
+    How it is shown and compared is declared here too, and read by every renderer and
+    by ``compare``: ``percent`` marks a share in [0, 1] (printed as a percentage, its
+    changes in percentage points); ``label`` is a short column header (default: the
+    name); ``summary`` names the headline views it appears in (``SUMMARY_RUN``: the
+    terminal summary of ``tokbench run``; ``SUMMARY_SWEEP``: a sweep's summary table);
+    ``settings`` names the run settings (``tokbench.Settings`` fields) its value depends
+    on, so ``compare`` refuses its rows across a change of one of them. Depending on
+    ``fertility`` (the word-counting convention) also means depending on the languages'
+    word segmenters.
     """
 
     name: str
@@ -73,6 +102,15 @@ class MetricInfo:
     family: str = ""
     needs: tuple[str, ...] = ()
     compute: Formula | None = field(default=None, compare=False, repr=False)
+    percent: bool = False
+    label: str = ""
+    summary: tuple[str, ...] = ()
+    settings: tuple[str, ...] = ()
+
+    @property
+    def header(self) -> str:
+        """The short label with the direction arrow, for column headers."""
+        return f"{self.label or self.name} {self.arrow}".strip()
 
     @property
     def arrow(self) -> str:

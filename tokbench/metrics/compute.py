@@ -1,7 +1,8 @@
 """Corpus-level metrics from encoded documents: ratios of sums, never means of ratios.
 
 ``measure_documents`` turns one tokenizer's encodings of a suite into per-document
-counts (numpy arrays); ``aggregate`` sums them over a subset and divides. All the
+counts (numpy arrays); ``subset_sums`` sums them over a subset and ``evaluate`` applies
+the metrics' formulas to the (merged) sums. All the
 per-token work is vectorized so the harness costs little next to the encoding.
 """
 
@@ -17,16 +18,16 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tokbench.adapters.base import is_utf8
+from tokbench.adapters.base import char_to_byte_offsets, is_utf8
 from tokbench.metrics.base import MetricContext, MetricInfo, SumsView
-from tokbench.metrics.definitions import RENYI_ALPHA, ratio, renyi_from_counts
-from tokbench.metrics.stats import RUN_KINDS, SubsetStats, collectors_for, histogram
+from tokbench.metrics.definitions import ratio
+from tokbench.metrics.stats import RUN_KINDS, SubsetStats, histogram
 
 if TYPE_CHECKING:
     from tokbench.adapters.base import Tokenizer
     from tokbench.metrics.morph import MorphLayout
 
-__all__ = ["RENYI_ALPHA", "ratio"]
+__all__ = ["evaluate", "measure_documents", "ratio", "subset_sums"]
 
 DIGIT_RUN = re.compile(r"\d+")
 MIN_CHUNKED_RUN = 4  # digit runs shorter than this say nothing about chunking
@@ -129,17 +130,6 @@ def _partial(pieces: list[bytes], length: np.ndarray, start: np.ndarray, flat: n
         out[t] = not is_utf8(pieces[t])
     return out
 
-
-def char_to_byte_offsets(text: str) -> np.ndarray:
-    """``offsets[i]`` = UTF-8 byte offset of character ``i`` (length ``len(text) + 1``)."""
-    out = np.zeros(len(text) + 1, dtype=np.int64)
-    if text.isascii():
-        out[1:] = np.arange(1, len(text) + 1)
-        return out
-    cps = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
-    widths = 1 + (cps >= 0x80) + (cps >= 0x800) + (cps >= 0x10000)
-    np.cumsum(widths, out=out[1:])
-    return out
 
 
 @dataclass
@@ -286,7 +276,8 @@ def measure_documents(
                   doc_of_token=doc_of_token)
     if decoded is not None:
         c.roundtrip = np.array([d is not None and d == t for d, t in zip(decoded, texts,
-                                                                           strict=True)])
+                                                                           strict=True)],
+                               dtype=bool)  # an empty shard too
     c.fallback = np.bincount(doc_of_token, weights=table.fallback[ids], minlength=n).astype(
         np.int64)
     c.byte_tokens = np.bincount(doc_of_token, weights=table.partial[ids], minlength=n).astype(
@@ -524,21 +515,6 @@ def subset_sums(c: DocCounts, idx: np.ndarray, collectors: set[str]) -> SubsetSt
     return out
 
 
-def renyi_efficiency(ids: np.ndarray, vocab_size: int, alpha: float = RENYI_ALPHA) -> float | None:
-    """``renyi_efficiency_vocab`` of the token ids ``ids`` (see ``renyi_from_counts``)."""
-    if ids.size == 0:
-        return None
-    return renyi_from_counts(np.bincount(ids), vocab_size, alpha)
-
-
-def renyi_efficiency_seen(ids: np.ndarray, alpha: float = RENYI_ALPHA) -> float | None:
-    """``renyi_efficiency_seen`` of the token ids ``ids`` (see ``renyi_from_counts``)."""
-    if ids.size == 0:
-        return None
-    counts = np.bincount(ids)
-    return renyi_from_counts(counts, int(np.count_nonzero(counts)), alpha)
-
-
 def evaluate(stats: SubsetStats, metrics: Sequence[MetricInfo], ctx: MetricContext
              ) -> dict[str, Any]:
     """Values of the corpus ``metrics`` from one subset's merged statistics."""
@@ -548,17 +524,6 @@ def evaluate(stats: SubsetStats, metrics: Sequence[MetricInfo], ctx: MetricConte
         if m.compute is not None:
             out[m.name] = m.compute(view, ctx)
     return out
-
-
-def aggregate(c: DocCounts, idx: np.ndarray, families: Sequence[str], vocab_size: int,
-              has_unk: bool) -> dict[str, Any]:
-    """Metric values over the documents ``idx`` (ratios of sums)."""
-    from tokbench.metrics import metrics_of
-
-    metrics = metrics_of(families)
-    stats = subset_sums(c, idx, collectors_for(n for m in metrics for n in m.needs))
-    values = evaluate(stats, metrics, MetricContext(vocab_size, has_unk))
-    return {k: v for k, v in values.items() if v is not None}
 
 
 def classify_roundtrip(original: str, decoded: str, has_unk: bool,

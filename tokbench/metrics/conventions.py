@@ -40,6 +40,9 @@ from tokbench.errors import InputError
 if TYPE_CHECKING:
     from tokbench.adapters.base import Tokenizer
 
+#: the ``Settings`` field holding the convention; metrics that depend on it
+#: (``MetricInfo.settings``) depend on the languages' word segmenters too
+SETTING = "fertility"
 ENCODINGS = ("context", "alone", "alone_space")
 WORDS = ("words", "words+punct", "whitespace")
 BATCH = 4096

@@ -11,7 +11,16 @@ import math
 
 import numpy as np
 
-from tokbench.metrics.base import Formula, MetricContext, MetricInfo, SumsView
+from tokbench.metrics.base import (
+    SUMMARY_RUN,
+    SUMMARY_SWEEP,
+    Formula,
+    MetricContext,
+    MetricInfo,
+    SumsView,
+)
+from tokbench.metrics.conventions import SETTING as FERTILITY_SETTING
+from tokbench.metrics.fairness import FAIRNESS_METRICS, PREMIUM_SETTINGS
 from tokbench.metrics.morph import GOLD_STATS, stat_names
 from tokbench.metrics.stats import RUN_KINDS, robust_stat_names
 from tokbench.suites.variants import VARIANTS
@@ -21,6 +30,9 @@ RENYI_ALPHA = 2.5
 _RUST = "Rust et al. 2021, How Good is Your Tokenizer?"
 _PETROV = "Petrov et al. 2023, Language Model Tokenizers Introduce Unfairness Between Languages"
 _ZOUHAR = "Zouhar et al. 2023, Tokenization and the Noiseless Channel"
+_BOTH = (SUMMARY_RUN, SUMMARY_SWEEP)
+#: the word-counting convention: fertility-family values depend on it (and its segmenters)
+_WORDS = (FERTILITY_SETTING,)
 _ARNETT = ("Arnett & Bergen 2024, Why do language models perform worse for morphologically "
            "complex languages? (MorphScore)")
 _UZAN = ("Uzan et al. 2024, Greed is All You Need: An Evaluation of Tokenizer Inference "
@@ -121,23 +133,27 @@ def _morph_metrics(scheme: str, family: str, gold: str) -> list[MetricInfo]:
         MetricInfo(f"{scheme}_precision", "higher",
                    f"share of {cut} that are morpheme boundaries of {gold}",
                    f"Σ {cut} at a morpheme boundary / Σ {cut}", _UZAN, family=family,
-                   needs=needs, compute=_morph_formula(scheme, "precision")),
+                   needs=needs, percent=True,
+                   compute=_morph_formula(scheme, "precision")),
         MetricInfo(f"{scheme}_recall", "higher",
                    f"share of morpheme boundaries inside words ({gold}) that are token "
                    "boundaries", "Σ morpheme boundaries at a token boundary / Σ morpheme "
                    "boundaries inside words", _UZAN, family=family, needs=needs,
+                   percent=True,
                    compute=_morph_formula(scheme, "recall")),
         MetricInfo(f"{scheme}_f1", "higher",
                    f"boundary F1 against {gold}: harmonic mean of the summed precision and "
                    "recall (0 when no token boundary is a morpheme boundary)",
                    "2 P R / (P + R) = 2 Σ hits / (Σ token boundaries + Σ morpheme boundaries)",
                    _UZAN, family=family, needs=needs,
+                   percent=True,
                    compute=_morph_formula(scheme, "f1")),
         MetricInfo(f"{scheme}_crossing", "lower",
                    f"share of tokens covering part of a word that cross a morpheme boundary "
                    f"of {gold} (the boundary strictly inside the token)",
                    "Σ tokens containing a morpheme boundary / Σ tokens on words",
-                   family=family, needs=needs, compute=_morph_formula(scheme, "crossing")),
+                   family=family, needs=needs, percent=True,
+                   compute=_morph_formula(scheme, "crossing")),
     ]
 
 
@@ -186,7 +202,7 @@ def _robust_metrics(variant: str | None) -> list[MetricInfo]:
                    f"share of documents whose token boundaries inside the unchanged text "
                    f"move: {what}", "documents moved / documents the variant changes",
                    _TOKSUITE, family="robustness", needs=needs,
-                   compute=_robust_formula(variants, "moved")),
+                   percent=True, compute=_robust_formula(variants, "moved")),
         MetricInfo(f"{name}_edit", "lower",
                    f"token edit distance between original and variant per original token: "
                    f"{what}", "Σ Levenshtein(ids, variant ids) / Σ tokens(original)",
@@ -203,88 +219,91 @@ def _m(name: str, family: str, direction: str, description: str, formula: str = 
 
 BUILTIN_METRICS: list[MetricInfo] = [
     _m("tokens", "compression", "lower", "tokens produced", "Σ tokens", decimals=0,
-       needs=("tokens",), compute=lambda s, c: s["tokens"]),
+       needs=("tokens",), summary=_BOTH, compute=lambda s, c: s["tokens"]),
     _m("bytes_per_token", "compression", "higher", "UTF-8 bytes per token",
        "Σ bytes / Σ tokens", needs=("bytes", "tokens"),
+       label="bytes per token", summary=_BOTH,
        compute=_ratio("bytes", "tokens")),
     _m("chars_per_token", "compression", "higher", "code points per token",
        "Σ chars / Σ tokens", needs=("chars", "tokens"),
+       label="chars per token", summary=(SUMMARY_RUN,),
        compute=_ratio("chars", "tokens")),
     _m("fertility", "fertility", "lower", "tokens per word (as --fertility counts: by default "
        "the document's tokens over the words of the language's segmenter)",
        "Σ tokens / Σ words", citation=_RUST, needs=("seg_tokens", "words"),
+       summary=_BOTH, settings=_WORDS,
        compute=lambda s, c: ratio(s["seg_tokens"], s["words"]) if _segmented(s) else None),
     _m("continued_words", "fertility", "lower", "share of words split over two or more tokens",
        "Σ words covered by ≥2 tokens / Σ words", citation=_RUST, needs=("continued", "words"),
+       percent=True, settings=_WORDS,
        compute=lambda s, c: ratio(s["continued"], s["words"]) if _segmented(s) else None),
     _m("strr", "fertility", "higher",
        "single-token retention rate: share of words that are one token (toklens's STRR with "
        "--fertility alone/whitespace)", "Σ words of exactly 1 token / Σ words",
-       needs=("single_words", "words"),
+       needs=("single_words", "words"), percent=True, settings=_WORDS,
        compute=lambda s, c: ratio(s["single_words"], s["words"]) if _segmented(s) else None),
     _m("premium", "premium", "lower", "tokens relative to English on the same parallel documents",
        "Σ tokens(lang) / Σ tokens(eng_Latn), same aligned documents", citation=_PETROV,
-       needs=("aligned_tokens",)),
-    _m("premium_gini", "premium", "lower",
-       "Gini coefficient of the premiums over the suite's languages (0: every language costs "
-       "the same)", "Σᵢ Σⱼ |pᵢ − pⱼ| / (2 n Σ p)", needs=("aligned_tokens",)),
-    _m("premium_macro", "premium", "lower", "mean premium over the suite's languages",
-       "Σ p / n", needs=("aligned_tokens",)),
-    _m("premium_worst", "premium", "lower",
-       "largest premium of the suite's languages (the language is in the row)", "max p",
-       needs=("aligned_tokens",)),
+       needs=("aligned_tokens",), summary=(SUMMARY_RUN,), settings=PREMIUM_SETTINGS),
+    *FAIRNESS_METRICS,
     _m("roundtrip", "roundtrip", "higher", "share of documents with decode(encode(x)) == x",
        "documents round-tripped exactly / documents", needs=("roundtrip",),
+       percent=True, label="round trip", summary=_BOTH,
+       settings=("decode_skip_special_tokens",),
        compute=lambda s, c: s["roundtrip"] / s["ok"] if s["ok"] else None),
     _m("unk_rate", "unknown", "lower", "unknown tokens per token", "Σ unk tokens / Σ tokens",
-       needs=("unk", "tokens"),
+       needs=("unk", "tokens"), percent=True, label="unk", summary=_BOTH,
        compute=lambda s, c: ratio(s["unk"], s["tokens"]) if c.has_unk else 0.0),
     _m("unk_chars", "unknown", "lower", "share of characters inside unknown tokens",
-       "Σ chars in unk tokens / Σ chars", needs=("unk_chars", "chars"),
+       "Σ chars in unk tokens / Σ chars", needs=("unk_chars", "chars"), percent=True,
        compute=_ratio("unk_chars", "chars")),
     _m("byte_fallback", "unknown", "lower", "byte-fallback pieces per token",
        "Σ byte pieces / Σ tokens", needs=("fallback", "tokens"),
+       percent=True, summary=(SUMMARY_SWEEP,),
        compute=_ratio("fallback", "tokens")),
     _m("byte_token_rate", "unknown", "lower",
        "tokens whose bytes are not valid UTF-8 alone (parts of a character, single bytes "
        "0x80-0xFF, byte-fallback pieces of such bytes) per token: what byte-level BPE does "
        "where it knows a script badly (unk_rate and byte_fallback stay 0 there)",
-       "Σ tokens not valid UTF-8 alone / Σ tokens", needs=("byte_tokens", "tokens"),
+       "Σ tokens not valid UTF-8 alone / Σ tokens", needs=("byte_tokens", "tokens"), percent=True,
        compute=_ratio("byte_tokens", "tokens")),
     _m("vocab_used", "vocab_use", "none", "share of the vocabulary seen",
-       "distinct ids / vocab size", needs=("histogram",), compute=_vocab_used),
+       "distinct ids / vocab size", needs=("histogram",),
+       percent=True, summary=(SUMMARY_SWEEP,), compute=_vocab_used),
     _m("renyi_efficiency_vocab", "vocab_use", "higher",
        "Rényi efficiency of the unigram distribution, α=2.5, over the declared vocabulary "
        "(special and unused ids included)", "H_2.5(p) / log |V declared|",
-       citation=_ZOUHAR, needs=("histogram",), compute=_renyi_vocab),
+       citation=_ZOUHAR, needs=("histogram",), summary=(SUMMARY_SWEEP,),
+       compute=_renyi_vocab),
     _m("renyi_efficiency_seen", "vocab_use", "higher",
        "Rényi efficiency of the unigram distribution, α=2.5, over the distinct tokens seen "
        "(tokenization-scorer's default denominator; its default α is 3.0)",
        "H_2.5(p) / log |types seen|", citation=_ZOUHAR, needs=("histogram",),
        compute=_renyi_seen),
     _m("throughput_mb_s", "throughput", "higher", "encode speed, one thread (median of repeats)",
-       "MB / s", unit="MB/s", deterministic=False, decimals=2),
+       "MB / s", unit="MB/s", deterministic=False, decimals=2,
+       label="MB/s", summary=(SUMMARY_RUN,)),
     _m("throughput_tokens_s", "throughput", "higher", "tokens encoded per second, one thread",
        "tokens / s", unit="tok/s", deterministic=False, decimals=0),
     _m("tokens_per_digit", "numbers", "lower", "tokens covering digit runs per digit",
        "Σ tokens overlapping digit runs / Σ digits", needs=("digits", "digit_tokens"),
        compute=lambda s, c: ratio(s["digit_tokens"], s["digits"]) if s["digits"] else None),
     _m("digits_single", "numbers", "none",
-       "share of digit runs (≥4 digits) cut into single digits", "runs / runs",
+       "share of digit runs (≥4 digits) cut into single digits", "runs / runs", percent=True,
        needs=("runs_single",), compute=_run_share("runs_single")),
     _m("digits_l2r3", "numbers", "none", "share of digit runs (≥4, length not a multiple of 3) "
-       "cut in groups of 3 from the left", "runs / runs", needs=("runs_l2r3",),
+       "cut in groups of 3 from the left", "runs / runs", percent=True, needs=("runs_l2r3",),
        compute=_run_share("runs_l2r3")),
     _m("digits_r2l3", "numbers", "none", "share of digit runs (≥4, length not a multiple of 3) "
-       "cut in groups of 3 from the right", "runs / runs", needs=("runs_r2l3",),
+       "cut in groups of 3 from the right", "runs / runs", percent=True, needs=("runs_r2l3",),
        compute=_run_share("runs_r2l3")),
     _m("digits_groups3", "numbers", "none", "share of digit runs whose length is a multiple of "
        "3 cut in groups of 3 (from the left and from the right give the same cut)",
-       "runs / runs", needs=("runs_groups3",), compute=_run_share("runs_groups3")),
+       "runs / runs", percent=True, needs=("runs_groups3",), compute=_run_share("runs_groups3")),
     _m("digits_whole", "numbers", "none", "share of digit runs (≥4 digits) left in one token",
-       "runs / runs", needs=("runs_whole",), compute=_run_share("runs_whole")),
+       "runs / runs", percent=True, needs=("runs_whole",), compute=_run_share("runs_whole")),
     _m("digits_other", "numbers", "none", "share of digit runs cut any other way",
-       "runs / runs", needs=("runs_other",), compute=_run_share("runs_other")),
+       "runs / runs", percent=True, needs=("runs_other",), compute=_run_share("runs_other")),
     *_morph_metrics("morph", "morph", "MeCab UniDic-lite short units (Japanese) or Kiwi "
                     "morphemes (Korean)"),
     *_morph_metrics("sudachi_a", "morph_sudachi", "Sudachi split mode A"),
@@ -294,23 +313,28 @@ BUILTIN_METRICS: list[MetricInfo] = [
        "MorphScore on the --morph-gold file: share of gold morpheme boundaries with a token "
        "boundary on them, each word encoded alone without a leading space; words left in "
        "one token excluded", "Σ gold boundaries at a token boundary / Σ gold boundaries, "
-       "words of ≥2 tokens", citation=_ARNETT, needs=GOLD_STATS,
+       "words of ≥2 tokens", citation=_ARNETT, needs=GOLD_STATS, settings=("morph_gold",),
+       percent=True,
        compute=_ratio("ms_hits", "ms_gold")),
     _m("morph_gold_precision", "morph_gold", "higher",
        "share of the token boundaries inside the --morph-gold words that are gold morpheme "
        "boundaries (every word, each encoded alone)", "Σ hits / Σ token boundaries",
-       citation=_UZAN, needs=GOLD_STATS, compute=_ratio("item_hits", "item_cuts")),
+       citation=_UZAN, needs=GOLD_STATS, settings=("morph_gold",), percent=True,
+       compute=_ratio("item_hits", "item_cuts")),
     _m("morph_gold_recall", "morph_gold", "higher",
        "share of the gold morpheme boundaries of the --morph-gold words that are token "
        "boundaries (every word, one-token words included)", "Σ hits / Σ gold boundaries",
-       citation=_UZAN, needs=GOLD_STATS, compute=_ratio("item_hits", "item_gold")),
+       citation=_UZAN, needs=GOLD_STATS, settings=("morph_gold",), percent=True,
+       compute=_ratio("item_hits", "item_gold")),
     _m("morph_gold_f1", "morph_gold", "higher", "boundary F1 on the --morph-gold words",
        "2 Σ hits / (Σ token boundaries + Σ gold boundaries)", citation=_UZAN,
-       needs=GOLD_STATS,
+       needs=GOLD_STATS, settings=("morph_gold",),
+       percent=True,
        compute=lambda s, c: ratio(2 * s["item_hits"], s["item_cuts"] + s["item_gold"])),
     _m("morph_gold_single", "morph_gold", "none",
        "share of the --morph-gold words kept in one token (left out of MorphScore)",
-       "words of 1 token / words", needs=GOLD_STATS, compute=_ratio("ms_single", "item_docs")),
+       "words of 1 token / words", needs=GOLD_STATS, settings=("morph_gold",), percent=True,
+       compute=_ratio("ms_single", "item_docs")),
     *_robust_metrics(None),
     *(m for v in VARIANTS for m in _robust_metrics(v)),
     _m("vocab_size", "tokenizer", "none", "declared vocabulary size", decimals=0),

@@ -4,7 +4,7 @@ Counting UTF-8 fragments and unreachable tokens tests every token (seconds for a
 250k vocabulary) and gives the same answer for the same files every time. An entry is
 keyed by everything the answer depends on: the tokenizer as ``describe()`` states it
 (files' sha256, backend and its version, vocabulary size, special tokens) and the source
-of the code that computes it (``tokbench.metrics.vocab`` and the adapter's module), so a
+of the code that computes it (``tokbench.metrics.tokenizer_facts`` and the adapter's module), so a
 new tokbench method or library version is a new key, never a stale number.
 
 Entries live in ``$TOKBENCH_CACHE/facts/`` (the user cache folder), written atomically.

@@ -16,7 +16,25 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from tokbench.constants import ALL
+from tokbench.metrics.base import MetricInfo
 from tokbench.results import Row
+
+#: settings every premium-family value depends on
+PREMIUM_SETTINGS = ("premium_join",)
+_NEEDS = ("aligned_tokens",)
+
+GINI = MetricInfo(
+    "premium_gini", "lower", "Gini coefficient of the premiums over the suite's languages (0: "
+    "every language costs the same)", "Σᵢ Σⱼ |pᵢ − pⱼ| / (2 n Σ p)", family="premium",
+    needs=_NEEDS, settings=PREMIUM_SETTINGS)
+MACRO = MetricInfo(
+    "premium_macro", "lower", "mean premium over the suite's languages", "Σ p / n",
+    family="premium", needs=_NEEDS, settings=PREMIUM_SETTINGS)
+WORST = MetricInfo(
+    "premium_worst", "lower", "largest premium of the suite's languages (the language is in "
+    "the row)", "max p", family="premium", needs=_NEEDS, settings=PREMIUM_SETTINGS)
+#: the fairness metrics, in the order they are listed
+FAIRNESS_METRICS = (GINI, MACRO, WORST)
 
 
 def gini(values: Iterable[float]) -> float | None:
@@ -36,11 +54,11 @@ def summarize(premiums: Mapping[str, float]) -> dict[str, tuple[float, str | Non
     worst = max(premiums, key=lambda lang: (premiums[lang], lang))
     g = gini(premiums.values())
     out: dict[str, tuple[float, str | None]] = {
-        "premium_macro": (sum(premiums.values()) / len(premiums), None),
-        "premium_worst": (premiums[worst], worst),
+        MACRO.name: (sum(premiums.values()) / len(premiums), None),
+        WORST.name: (premiums[worst], worst),
     }
     if g is not None:
-        out["premium_gini"] = (g, None)
+        out[GINI.name] = (g, None)
     return out
 
 

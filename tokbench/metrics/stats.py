@@ -16,7 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from tokbench.metrics.morph import stat_names
+from tokbench.errors import UnknownNameError
+from tokbench.metrics.morph import GOLD_STATS, stat_names
+from tokbench.record import Failure
 from tokbench.suites.variants import VARIANTS
 
 #: what every text variant sums (``tokbench.metrics.robustness``)
@@ -44,6 +46,9 @@ COLLECTORS: dict[str, tuple[str, ...]] = {
     "morph_sudachi": tuple(n for m in ("sudachi_a", "sudachi_b", "sudachi_c")
                            for n in stat_names(m)),
     "variants": robust_stat_names(),
+    # scored by the --morph-gold step (tokbench.metrics.morph_score) on the gold words, never
+    # by a shard: listed so the morph_gold metrics' needs are known statistics
+    "morph_gold": GOLD_STATS,
 }
 STAT_COLLECTOR = {stat: name for name, stats in COLLECTORS.items() for stat in stats}
 #: how runs of 4+ digits are cut (columns of ``DocCounts.runs``; see ``_count_digits``)
@@ -56,10 +61,13 @@ MAX_FAILURE_EXAMPLES = 1000
 
 
 def collectors_for(needs: Iterable[str]) -> set[str]:
-    """The collectors that produce the statistics ``needs`` (``counts`` always)."""
+    """The collectors that produce the statistics ``needs`` (``counts`` always); an
+    unknown statistic is an error."""
     out = {"counts"}
     for stat in needs:
-        out.add(STAT_COLLECTOR.get(stat, "counts"))
+        if stat not in STAT_COLLECTOR:
+            raise UnknownNameError("statistic", stat, list(STAT_COLLECTOR))
+        out.add(STAT_COLLECTOR[stat])
     return out
 
 
@@ -133,6 +141,24 @@ def _unpack(s: str) -> np.ndarray:
     return np.frombuffer(base64.b64decode(s), dtype="<i8").astype(np.int64)
 
 
+@dataclass(frozen=True)
+class FailureExample:
+    """An example failure and where it was found: ``shard`` and ``pos`` (the document's
+    position in the shard) order examples, so which are kept never depends on timing."""
+
+    failure: Failure
+    shard: int = 0
+    pos: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.failure.to_dict(), "_shard": self.shard, "_pos": self.pos}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> FailureExample:
+        return cls(Failure.from_dict({k: v for k, v in d.items() if not k.startswith("_")}),
+                   int(d.get("_shard", 0)), int(d.get("_pos", 0)))
+
+
 @dataclass
 class UnitStats:
     """Everything one tokenizer's pass over (part of) a suite contributes.
@@ -145,7 +171,7 @@ class UnitStats:
 
     subsets: dict[str, SubsetStats] = field(default_factory=dict)
     aligned: dict[str, dict[str, int]] = field(default_factory=dict)
-    failures: list[dict[str, Any]] = field(default_factory=list)
+    failures: list[FailureExample] = field(default_factory=list)
     failure_counts: dict[str, int] = field(default_factory=dict)
 
     def merge(self, other: UnitStats) -> UnitStats:
@@ -165,22 +191,24 @@ class UnitStats:
     def to_dict(self) -> dict[str, Any]:
         return {"subsets": {k: v.to_dict() for k, v in sorted(self.subsets.items())},
                 "aligned": {k: dict(v) for k, v in sorted(self.aligned.items())},
-                "failures": self.failures, "failure_counts": dict(self.failure_counts)}
+                "failures": [f.to_dict() for f in self.failures],
+                "failure_counts": dict(self.failure_counts)}
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> UnitStats:
         return cls({k: SubsetStats.from_dict(v) for k, v in d["subsets"].items()},
                    {k: {a: int(n) for a, n in v.items()} for k, v in d["aligned"].items()},
-                   list(d["failures"]), {k: int(v) for k, v in d["failure_counts"].items()})
+                   [FailureExample.from_dict(f) for f in d["failures"]],
+                   {k: int(v) for k, v in d["failure_counts"].items()})
 
 
-def bound_failures(failures: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def bound_failures(failures: list[FailureExample]) -> list[FailureExample]:
     """Keep the first ``MAX_FAILURE_EXAMPLES`` of each kind, in (shard, position) order."""
-    failures = sorted(failures, key=lambda f: (f.get("_shard", 0), f.get("_pos", 0)))
+    failures = sorted(failures, key=lambda f: (f.shard, f.pos))
     seen: dict[str, int] = {}
     kept = []
     for f in failures:
-        kind = str(f.get("kind", ""))
+        kind = f.failure.kind
         seen[kind] = seen.get(kind, 0) + 1
         if seen[kind] <= MAX_FAILURE_EXAMPLES:
             kept.append(f)

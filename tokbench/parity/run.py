@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from tokbench.adapters.base import first_line
 from tokbench.constants import ALL
-from tokbench.engine.runner import _load_suite, _shards, _throughput_texts
+from tokbench.engine.runner import _load_suite, _throughput_texts
 from tokbench.engine.work import ShardTask
 from tokbench.environment import git_commit, machine_info
 from tokbench.errors import InputError, TokbenchError
@@ -93,7 +93,7 @@ def parity(reference: Spec, implementations: Sequence[Spec], suites: Sequence[st
     checkpoint = _Checkpoint(state, _key(toks, loaded, examples, time_limit))
     plans = []
     for suite in loaded:
-        shards, _ = _shards(suite, ex.workers)
+        shards, _ = suite.plan_shards(ex.workers)
         plans.append((suite, shards, checkpoint.suite(suite.name)))
     total = sum(len(sh) for _, sh, _ in plans)
     emit("start", {"shards": total})
@@ -121,8 +121,9 @@ def parity(reference: Spec, implementations: Sequence[Spec], suites: Sequence[st
         ex.close()
     for suite, _, prog in plans:
         info = meta.suites[suite.name]
-        if getattr(suite, "streaming", False):
-            info.languages = sorted(prog["languages"])
+        report = suite.after_reading(sorted(prog["languages"]), {}, None)
+        if report.languages is not None:  # a streamed suite: its languages are known now
+            info.languages = report.languages
         stats = ParityStats.from_dict(prog["stats"])
         _rows(results, ref_name, suite.name, stats)
         _failures(results, ref_name, toks, stats, examples, emit)
@@ -138,11 +139,11 @@ def parity(reference: Spec, implementations: Sequence[Spec], suites: Sequence[st
 def _load(reference: Spec, implementations: Sequence[Spec], meta: RunMeta, emit: Event
           ) -> tuple[dict[str, Tokenizer], dict[str, object]]:
     from tokbench.engine.work import materialize
-    from tokbench.loading.loader import parse_spec
+    from tokbench.loading.loader import parse_tokenizer_spec
 
     for spec in [reference, *implementations]:  # a misspelt name fails before any work
         if isinstance(spec, str):
-            parse_spec(spec)
+            parse_tokenizer_spec(spec)
     toks: dict[str, Tokenizer] = {}
     specs: dict[str, object] = {}
     for k, spec in enumerate([reference, *implementations]):

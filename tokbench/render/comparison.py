@@ -44,7 +44,7 @@ def status_text(r: RowChange) -> str:
 def format_change(r: RowChange) -> str:
     """Relative change with sign (absolute when the base is zero)."""
     from tokbench.metrics import metric_info
-    from tokbench.render.tables import PERCENT_METRICS, format_value
+    from tokbench.render.tables import format_value
 
     rel, delta = r.relative, r.delta
     if rel is None or delta is None:
@@ -52,10 +52,11 @@ def format_change(r: RowChange) -> str:
     if delta == 0:
         return "="
     sign = "+" if delta > 0 else "−"
-    if r.metric in PERCENT_METRICS:  # shares: percentage points
+    info = metric_info(r.metric)
+    if info.percent:  # shares: percentage points
         return f"{sign}{abs(delta) * 100:.2f} pp"
     if math.isinf(rel):
-        return f"{sign}{format_value(abs(delta), metric_info(r.metric))}"
+        return f"{sign}{format_value(abs(delta), info)}"
     return f"{sign}{abs(rel) * 100:.2f}%"
 
 

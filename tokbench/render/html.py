@@ -23,6 +23,7 @@ from typing import Any
 from tokbench.atomic import write_atomic
 from tokbench.metrics import metric_info
 from tokbench.metrics.base import MetricInfo
+from tokbench.metrics.fairness import WORST
 from tokbench.metrics.trust import LEGEND as TRUST_LEGEND
 from tokbench.metrics.trust import Caveat
 from tokbench.metrics.verdict import verdict
@@ -30,12 +31,14 @@ from tokbench.render.tables import (
     ALL,
     Table,
     build_tables,
-    format_value,
+    cell_text,
     left_out_text,
     summary_table,
     tokenizer_order,
+    worst_languages,
 )
 from tokbench.render.verdict import verdict_html
+from tokbench.render.visible import shown
 from tokbench.results import Results
 
 ASSETS = Path(__file__).parent / "assets"
@@ -48,7 +51,8 @@ CSP = ("default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
 
 
 def esc(text: object) -> str:
-    return html.escape(str(text), quote=True)
+    """Text as HTML, invisible and bidi control characters spelled ``<U+XXXX>``."""
+    return html.escape(shown(str(text)), quote=True)
 
 
 def _asset(name: str) -> str:
@@ -152,8 +156,9 @@ def _is_number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-def _value_cell(value: Any, info: MetricInfo, best: bool, caveat: Caveat | None = None) -> str:
-    text = esc(format_value(value, info))
+def _value_cell(value: Any, info: MetricInfo, best: bool, caveat: Caveat | None = None,
+                failed: int = 0) -> str:
+    text = esc(cell_text(value, info, failed))
     if not _is_number(value):
         return f'<td class="num missing" data-v="">{text}</td>'
     if caveat is not None:
@@ -194,7 +199,8 @@ def leaderboard(t: Table, caption: str) -> str:
         for info in infos:
             cells.append(_value_cell(t.cells.get(info.name, {}).get(tok), info,
                                      tok in t.best.get(info.name, set()),
-                                     t.flags.get(info.name, {}).get(tok)))
+                                     t.flags.get(info.name, {}).get(tok),
+                                     t.failed.get(info.name, {}).get(tok, 0)))
         rows.append("<tr>" + "".join(cells) + "</tr>")
     return (f'<div class="tablewrap"><table class="sortable leaderboard">'
             f'<caption class="sr">{esc(caption)}</caption>'
@@ -214,7 +220,9 @@ def metric_table(t: Table, label: str) -> str:
         values = t.cells.get(subset, {})
         best = t.best.get(subset, set())
         flags = t.flags.get(subset, {})
-        cells += [_value_cell(values.get(tok), info, tok in best, flags.get(tok))
+        failed = t.failed.get(subset, {})
+        cells += [_value_cell(values.get(tok), info, tok in best, flags.get(tok),
+                              failed.get(tok, 0))
                   for tok in t.tokenizers]
         (pinned if subset == ALL else rows).append("<tr>" + "".join(cells) + "</tr>")
     top = f'<tbody class="pinned">{"".join(pinned)}</tbody>' if pinned else ""
@@ -363,11 +371,10 @@ def _suite_sections(results: Results, page: _Page) -> None:
         sid = _slug(f"suite-{suite}", page.ids)
         label = {"lang": "language", "domain": "domain"}.get(d.subset_by or "", "subset")
         body = ["<h3>All documents</h3>", leaderboard(summary, f"{suite}: every metric")]
-        worst = [f"{r.tokenizer} {r.extra['lang']} ({r.value:.2f})" for r in results.rows
-                 if r.suite == suite and r.metric == "premium_worst" and r.extra.get("lang")]
+        worst = worst_languages(results, suite)
         if worst:
-            body.append(f'<p class="note">Worst-case language (premium_worst): '
-                        f'{esc(", ".join(worst))}.</p>')
+            body.append(f'<p class="note">Worst-case language ({WORST.name}): '
+                        f'{esc(worst)}.</p>')
         children: list[tuple[str, str]] = []
         tables = [t for t in build_tables(results, suites=[suite]) if len(t.subsets) > 1]
         if tables:

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import re
 
+from tokbench.metrics.fairness import WORST
 from tokbench.metrics.trust import legend as trust_legend
 from tokbench.metrics.verdict import verdict
 from tokbench.render.tables import (
     Table,
     build_tables,
-    format_value,
     left_out_text,
     summary_table,
+    worst_languages,
 )
 from tokbench.render.verdict import verdict_markdown
+from tokbench.render.visible import shown
 from tokbench.results import Results
 
 _MD_SPECIAL = re.compile(r"([\\`*\[\]|#!]|(?<!\w)_|_(?!\w))")
@@ -27,7 +29,7 @@ def _blank(value: object) -> object:
 def md_text(value: object) -> str:
     """User text (a tokenizer, suite or file name, an error) as literal Markdown: HTML
     characters as entities, Markdown syntax backslash-escaped, one line."""
-    text = " ".join(str(value).splitlines())
+    text = shown(" ".join(str(value).splitlines()))
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return _MD_SPECIAL.sub(r"\\\1", text)
 
@@ -41,8 +43,7 @@ def table_markdown(t: Table, label: str = "subset") -> str:
         info = t.metric if t.metric.name != "summary" else metric_info(subset)
         cells = []
         for tok in t.tokenizers:
-            text = format_value(t.cells.get(subset, {}).get(tok), info) + \
-                t.symbol(subset, tok)
+            text = t.text(subset, tok, info) + t.symbol(subset, tok)
             cells.append(f"**{text}**" if tok in t.best.get(subset, set()) else text)
         name = f"{subset} {info.arrow}".strip() if t.metric.name == "summary" else subset
         lines.append(f"| {md_text(name)} | " + " | ".join(cells) + " |")
@@ -94,10 +95,9 @@ def render_markdown(results: Results, plots: list[str] | None = None) -> str:
             continue
         out += ["", f"## {md_text(suite)}", "", "### summary (all documents)", "",
                 table_markdown(summary, "metric")]
-        worst = [f"{r.tokenizer} {r.extra['lang']} ({r.value:.2f})" for r in results.rows
-                 if r.suite == suite and r.metric == "premium_worst" and r.extra.get("lang")]
+        worst = worst_languages(results, suite)
         if worst:
-            out += ["", "Worst-case language (premium_worst): " + ", ".join(worst) + "."]
+            out += ["", f"Worst-case language ({WORST.name}): {worst}."]
         for t in build_tables(results, suites=[suite]):
             if len(t.subsets) <= 1:
                 continue

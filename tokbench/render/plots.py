@@ -188,11 +188,13 @@ def _fairness(plt: Any, results: Results, suite: str, tokenizers: Sequence[str],
               path: Path, trust: Trust) -> Path | None:
     """Per tokenizer: Gini of the premiums (left); mean and worst premium, the worst
     language written on its bar (right)."""
+    from tokbench.metrics.fairness import FAIRNESS_METRICS, GINI, MACRO, WORST
+
     rows = {(r.tokenizer, r.metric): r for r in results.rows
             if r.suite == suite and r.subset == "all"
-            and r.metric in ("premium_gini", "premium_macro", "premium_worst")
+            and r.metric in {m.name for m in FAIRNESS_METRICS}
             and isinstance(r.value, (int, float))}
-    toks = [t for t in tokenizers if (t, "premium_gini") in rows]
+    toks = [t for t in tokenizers if (t, GINI.name) in rows]
     if not toks:
         return None
     fig, (left, right) = plt.subplots(1, 2, figsize=(PAGE_WIDTH, 4.4))
@@ -200,23 +202,23 @@ def _fairness(plt: Any, results: Results, suite: str, tokenizers: Sequence[str],
     def value(t: str, metric: str) -> float:
         return float(rows[(t, metric)].value or 0.0)
 
-    left.bar(xs, [value(t, "premium_gini") for t in toks], color="#4c72b0")
+    left.bar(xs, [value(t, GINI.name) for t in toks], color="#4c72b0")
     left.set_title("Gini of premiums (0 = equal cost)")
     width = 0.4
-    macro = [value(t, "premium_macro") for t in toks]
-    worst = [value(t, "premium_worst") for t in toks]
+    macro = [value(t, MACRO.name) for t in toks]
+    worst = [value(t, WORST.name) for t in toks]
     right.bar([x - width / 2 for x in xs], macro, width, label="mean premium", color="#55a868")
     bars = right.bar([x + width / 2 for x in xs], worst, width, label="worst premium",
                      color="#c44e52")
     for bar, t in zip(bars, toks, strict=True):
-        lang = rows[(t, "premium_worst")].extra.get("lang", "")
+        lang = rows[(t, WORST.name)].extra.get("lang", "")
         right.annotate(str(lang), (bar.get_x() + bar.get_width() / 2, bar.get_height()),
                        ha="center", va="bottom", fontsize=7, rotation=90)
     right.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
     right.set_ylim(0, max(worst) * 1.3)  # room for the language names
     right.set_title("Premium against English: mean and worst")
     right.legend(fontsize=8)
-    caveats = {t: trust.caveat(t, suite, "all", "premium_worst") for t in toks}
+    caveats = {t: trust.caveat(t, suite, "all", WORST.name) for t in toks}
     labels = [t + (c.symbols if c is not None else "") for t, c in caveats.items()]
     for ax in (left, right):
         ax.set_xticks(list(xs))

@@ -13,6 +13,8 @@ from typing import Any
 
 from tokbench.constants import ALL
 from tokbench.errors import InputError
+from tokbench.metrics import SUMMARY_SWEEP, summary_metrics
+from tokbench.render.tables import format_value
 from tokbench.results import Results
 
 
@@ -27,10 +29,6 @@ class SweepTables:
     gains: dict[str, dict[int, float]] = field(default_factory=dict)
     summary: dict[str, dict[int, dict[str, Any]]] = field(default_factory=dict)
     sweep: dict[str, Any] = field(default_factory=dict)
-
-
-SUMMARY_METRICS = ("tokens", "bytes_per_token", "fertility", "roundtrip", "unk_rate",
-                   "byte_fallback", "vocab_used", "renyi_efficiency_vocab")
 
 
 def sweep_tables(results: Results) -> SweepTables:
@@ -50,11 +48,12 @@ def sweep_tables(results: Results) -> SweepTables:
         return f"{suite}/{subset}" if several else subset
 
     t = SweepTables(sizes, names, sweep=meta)
+    headline = {m.name for m in summary_metrics(SUMMARY_SWEEP)}
     for r in results.rows:
         if r.tokenizer not in by_name or not isinstance(r.value, (int, float)):
             continue
         size = by_name[r.tokenizer]
-        if r.subset == ALL and r.metric in SUMMARY_METRICS:
+        if r.subset == ALL and r.metric in headline:
             t.summary.setdefault(r.suite, {}).setdefault(size, {})[r.metric] = r.value
         if r.metric == "bytes_per_token":
             t.bytes_per_token.setdefault(label(r.suite, r.subset), {})[size] = float(r.value)
@@ -189,11 +188,12 @@ def render_sweep_markdown(results: Results, plots: list[str] | None = None) -> s
         lines += ["", "## Fertility (tokens per word, lower is better)", ""]
         lines += _series_table(t.fertility, t.sizes, 3, "language")
     for suite, per_size in t.summary.items():
-        metrics = [m for m in SUMMARY_METRICS if any(m in v for v in per_size.values())]
+        infos = [m for m in summary_metrics(SUMMARY_SWEEP)
+                 if any(m.name in v for v in per_size.values())]
         lines += ["", f"## All metrics on `{suite}` (subset all)", ""]
-        lines += _table(["size", *metrics],
-                        [[_label(s)] + [_fmt(per_size.get(s, {}).get(m),
-                                              0 if m == "tokens" else 4) for m in metrics]
+        lines += _table(["size", *(m.name for m in infos)],
+                        [[_label(s)] + [format_value(per_size.get(s, {}).get(m.name), m)
+                                        for m in infos]
                          for s in t.sizes])
     return "\n".join(lines) + "\n"
 

@@ -32,6 +32,13 @@ class Table:
     cells: dict[str, dict[str, Any]] = field(default_factory=dict)
     best: dict[str, set[str]] = field(default_factory=dict)
     flags: dict[str, dict[str, Caveat]] = field(default_factory=dict)
+    #: ``failed[subset][tokenizer]``: documents left out of that value (they failed)
+    failed: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def text(self, subset: str, tokenizer: str, info: MetricInfo | None = None) -> str:
+        """A cell's value as shown, and how many documents failed when any did."""
+        return cell_text(self.cells.get(subset, {}).get(tokenizer), info or self.metric,
+                         self.failed.get(subset, {}).get(tokenizer, 0))
 
     def symbol(self, subset: str, tokenizer: str) -> str:
         """The caveat symbols of one cell (``"†"``, ``"‡"``), or ""."""
@@ -90,9 +97,14 @@ def build_tables(results: Results, suites: Sequence[str] | None = None,
                   order_subsets({r.subset for r in rows}))
         for r in rows:
             t.cells.setdefault(r.subset, {})[r.tokenizer] = r.value
+            if r.extra.get("failed_docs"):
+                t.failed.setdefault(r.subset, {})[r.tokenizer] = int(r.extra["failed_docs"])
         for subset in t.subsets:
             cells = t.cells.get(subset, {})
-            t.best[subset] = trust.best(cells, suite, subset, metric)
+            failed = t.failed.get(subset, {})
+            # a value over fewer documents (some failed) is not comparable: never best
+            t.best[subset] = trust.best({k: v for k, v in cells.items() if not failed.get(k)},
+                                        suite, subset, metric)
             flags = trust.flags(suite, subset, metric, cells)
             if flags:
                 t.flags[subset] = flags
@@ -112,15 +124,11 @@ def summary_table(results: Results, suite: str, subset: str = ALL) -> Table | No
         t.subsets.append(name)
         t.cells[name] = tab.cells.get(subset, {})
         t.best[name] = tab.best.get(subset, set())
+        t.failed[name] = tab.failed.get(subset, {})
         if subset in tab.flags:
             t.flags[name] = tab.flags[subset]
     t.tokenizers = [x for x in toks if any(x in c for c in t.cells.values())]
     return t
-
-
-PERCENT_METRICS = {"roundtrip", "vocab_used", "continued_words", "unk_chars", "unk_rate",
-                   "byte_fallback",
-                   "digits_single", "digits_l2r3", "digits_r2l3", "digits_other"}
 
 
 #: what a suite's loading left out or changed (``Suite.left_out()``), in words
@@ -136,17 +144,33 @@ def left_out_text(counts: dict[str, Any]) -> str:
     return "documents: " + "; ".join(parts) if parts else ""
 
 
+def worst_languages(results: Results, suite: str) -> str:
+    """``"gpt2 mya_Mymr (15.27), ..."``: each tokenizer's worst-case language of ``suite``
+    (the fairness metric ``premium_worst`` names it in its row), or ``""``."""
+    from tokbench.metrics.fairness import WORST
+
+    return ", ".join(f"{r.tokenizer} {r.extra['lang']} ({r.value:.2f})" for r in results.rows
+                     if r.suite == suite and r.metric == WORST.name and r.extra.get("lang"))
+
+
 def format_value(value: Any, info: MetricInfo) -> str:
     """A value as shown in tables (the JSON keeps full precision)."""
     if value is None:
         return "–"
     if isinstance(value, bool):
         return str(value)
-    if info.name in PERCENT_METRICS:
+    if info.percent:
         return f"{100 * value:.2f}%"
     if isinstance(value, int) or info.decimals == 0 or abs(value) >= 1000:
         return f"{value:,.0f}"
     return f"{value:.{info.decimals}f}"
+
+
+def cell_text(value: Any, info: MetricInfo, failed: int = 0) -> str:
+    """``format_value``, plus ``(N failed)`` when N documents failed and are left out of
+    the value (a rate over the rest must not pass for one over every document)."""
+    text = format_value(value, info)
+    return f"{text} ({failed:,} failed)" if failed and value is not None else text
 
 
 def _metric_order() -> list[str]:

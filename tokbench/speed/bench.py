@@ -19,9 +19,9 @@ from tokbench.errors import TokbenchError
 from tokbench.record import RunError, RunMeta, SuiteInfo, TokenizerInfo
 from tokbench.results import Results
 from tokbench.speed.rows import SpeedSettings, speed_rows
+from tokbench.suites.builtin import BUILTIN_SUITES as DEFAULT_SUITES
 
 SUITE = "speed"
-DEFAULT_SUITES = ("multilingual", "japanese", "code", "numbers", "unicode")
 
 Event = Callable[[str, dict[str, Any]], None]
 

@@ -11,9 +11,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-WALL = "wall"
-THREAD_CPU = "thread_cpu"
-PROCESS_CPU = "process_cpu"
+from tokbench.constants import PROCESS_CPU, THREAD_CPU, WALL
+
+__all__ = ["PROCESS_CPU", "REAL", "THREAD_CPU", "WALL", "Clocks"]
 
 
 @dataclass(frozen=True)

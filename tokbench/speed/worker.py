@@ -50,6 +50,8 @@ def measure_in_subprocesses(spec: str, backend: str, texts: Sequence[str], first
                             counts: Sequence[int], repeats: int = 5, budget_s: float = 1.0
                             ) -> SubprocessResults:
     """Run the worker jobs for one tokenizer (see the module doc)."""
+    from tokbench.loading.sources import OFFLINE_ENV
+
     out = SubprocessResults()
     with tempfile.TemporaryDirectory(prefix="tokbench-speed-") as tmp:
         texts_file = Path(tmp) / "texts.json"
@@ -59,7 +61,7 @@ def measure_in_subprocesses(spec: str, backend: str, texts: Sequence[str], first
             job.update(spec=spec, backend=backend, texts=str(texts_file), first_text=first_text,
                        repeats=repeats, budget_s=budget_s)
             job_file.write_text(json.dumps(job, ensure_ascii=False), encoding="utf-8")
-            env = {**os.environ, "TOKBENCH_OFFLINE": "1", **env_add}
+            env = {**os.environ, OFFLINE_ENV: "1", **env_add}
             env.pop("TOKENIZERS_PARALLELISM", None)
             try:
                 proc = subprocess.run([sys.executable, "-m", "tokbench.speed.worker",

@@ -31,6 +31,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from tokbench.errors import InputError, TokbenchError, UnknownNameError
+from tokbench.record import RunError
 from tokbench.registry import Registry
 from tokbench.suites.builtin import BUILTIN_SUITES, load_builtin
 from tokbench.suites.langs import canonical_lang
@@ -55,7 +56,7 @@ SCHEMES.register("manifest", "tokbench.suites.external:load_manifest_dir")
 GENERIC_OPTIONS = ("errors", "languages", "domains", "limit", "name")
 
 __all__ = ["BUILTIN_SUITES", "SCHEMES", "SUITES", "Document", "Suite", "list_suites",
-           "load_suite", "load_suites", "parse_spec"]
+           "load_suite", "load_suites", "parse_suite_spec"]
 
 
 def list_suites() -> list[dict[str, str]]:
@@ -86,7 +87,7 @@ def list_suites() -> list[dict[str, str]]:
     return out
 
 
-def parse_spec(spec: str) -> tuple[str | None, str, dict[str, str]]:
+def parse_suite_spec(spec: str) -> tuple[str | None, str, dict[str, str]]:
     """``"scheme:target?k=v&k2=v2"`` -> (scheme or None for a name, target, options).
 
     Query values are percent-decoded (``+`` stays a plus); a key without ``=`` is ``""``
@@ -195,10 +196,16 @@ def load_suite(spec: str | Suite | StreamingSuite, *, errors: str | None = None,
     InputError naming the file and byte offset), ``"replace"`` (U+FFFD) or ``"skip"``
     (leave the document out, counted in ``meta["skipped_invalid"]``). Empty documents
     are left out and counted in ``meta["skipped_empty"]``.
+
+    >>> suite = load_suite("multilingual?languages=eng_Latn,jpn_Jpan")
+    >>> suite.name, len(suite), suite.languages()
+    ('multilingual', 216, ['eng_Latn', 'jpn_Jpan'])
+    >>> suite.parallel  # the same sentences in each language: premiums are defined
+    True
     """
     if isinstance(spec, Suite | StreamingSuite):
         return _select(spec, options, f"suite {spec.name!r}")
-    scheme, target, query = parse_spec(spec)
+    scheme, target, query = parse_suite_spec(spec)
     merged: dict[str, Any] = {**query, **options}
     if errors is not None:
         merged["errors"] = errors
@@ -248,18 +255,19 @@ def split_suite_specs(values: Iterable[str] | None) -> list[str]:
 
 
 def load_suites(specs: Iterable[str | Suite | StreamingSuite]
-                ) -> tuple[list[Suite | StreamingSuite], list[dict[str, str]]]:
-    """Load every suite that loads; ``{"suite": spec, "error": message}`` for the rest.
+                ) -> tuple[list[Suite | StreamingSuite], list[RunError]]:
+    """Load every suite that loads; a ``RunError`` (``suite``, ``error``) for the rest.
 
-    One suite's bad file must not cost the others' results; the caller says which failed.
+    One suite's bad file must not cost the others' results; the caller says which failed
+    (the errors go into the results' ``meta.errors`` as they are).
     """
     suites: list[Suite | StreamingSuite] = []
-    failed: list[dict[str, str]] = []
+    failed: list[RunError] = []
     for spec in specs:
         try:
             suite = load_suite(spec)
         except TokbenchError as e:
-            failed.append({"suite": str(spec), "error": str(e)})
+            failed.append(RunError(suite=str(spec), error=str(e)))
             continue
         if isinstance(spec, str):
             suite.meta.setdefault("spec", spec)

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, Protocol
+
+#: in-memory suites are cut into shards of about this many bytes (at least one per
+#: worker and a few more, so workers stay busy); streaming suites plan their own
+MAX_SHARD_BYTES = 2 * 1024 * 1024
+MIN_SHARD_BYTES = 256 * 1024
 
 
 @dataclass(frozen=True)
@@ -23,6 +28,77 @@ class Document:
     domain: str
     text: str
     align: str | None = None
+
+
+class Shard(Protocol):
+    """A part of a suite a worker reads: its documents and what reading left out;
+    picklable, readable in any process."""
+
+    @property
+    def nbytes(self) -> int: ...
+
+    def read(self) -> tuple[list[Document], dict[str, int]]: ...
+
+
+@dataclass(frozen=True)
+class InlineDocs:
+    """A slice of an in-memory suite, carried with the task."""
+
+    documents: tuple[Document, ...]
+    nbytes: int
+
+    def read(self) -> tuple[list[Document], dict[str, int]]:
+        return list(self.documents), {}
+
+
+@dataclass(frozen=True)
+class ReadReport:
+    """What a run learnt by reading a suite: its languages and breakdown (None: the suite
+    knew them before) and what was left out while reading (``skipped_*``, ``replaced_*``)."""
+
+    languages: list[str] | None
+    subset_by: str | None
+    counts: Mapping[str, Any]
+
+
+class RunnableSuite(Protocol):
+    """What a run needs of a suite, in memory (``Suite``) or streamed (``StreamingSuite``)."""
+
+    name: str
+    parallel: bool
+    families: tuple[str, ...]
+    meta: dict[str, Any]
+
+    @property
+    def sha256(self) -> str: ...
+
+    @property
+    def subset_by(self) -> Any: ...
+
+    def describe(self) -> dict[str, Any]: ...
+
+    def subset_of(self, doc: Document) -> str: ...
+
+    def plan_shards(self, workers: int) -> tuple[list[Shard], int]:
+        """The shards workers read and the shard size they were cut at (part of the resume
+        key)."""
+        ...
+
+    def sample_documents(self) -> list[Document]:
+        """Documents throughput is timed on (all of an in-memory suite, the first shard's
+        that holds any of a streamed one)."""
+        ...
+
+    def after_reading(self, languages: list[str], counts: Mapping[str, int],
+                      documents: int | None) -> ReadReport:
+        """What the run learnt by reading ``documents`` documents (None: not counted); an
+        error when a streamed suite turned out empty."""
+        ...
+
+    def reuse_reading(self, languages: list[str]) -> bool:
+        """Take the languages an earlier run learnt by reading (``--resume`` reads no shard
+        again when every unit is reused); whether this suite learns them only by reading."""
+        ...
 
 
 @dataclass
@@ -44,7 +120,6 @@ class Suite:
     #: metric families measured on this suite even when a run leaves them out elsewhere
     #: by default (the numbers suite's digit metrics)
     families: tuple[str, ...] = ()
-    streaming = False
 
     @cached_property
     def sha256(self) -> str:
@@ -65,6 +140,34 @@ class Suite:
         for d in self.documents:
             groups.setdefault(self.subset_of(d), []).append(d)
         return groups
+
+    def plan_shards(self, workers: int) -> tuple[list[Shard], int]:
+        """Consecutive documents of about ``MAX_SHARD_BYTES`` (fewer bytes for a small suite
+        on many workers, never under ``MIN_SHARD_BYTES``)."""
+        docs = self.documents
+        sizes = [len(d.text.encode("utf-8")) for d in docs]
+        target = min(MAX_SHARD_BYTES, max(MIN_SHARD_BYTES, sum(sizes) // max(1, 4 * workers)))
+        shards: list[Shard] = []
+        start = acc = 0
+        for i, n in enumerate(sizes):
+            acc += n
+            if acc >= target:
+                shards.append(InlineDocs(tuple(docs[start:i + 1]), acc))
+                start, acc = i + 1, 0
+        if start < len(docs):
+            shards.append(InlineDocs(tuple(docs[start:]), acc))
+        return shards, target
+
+    def sample_documents(self) -> list[Document]:
+        return self.documents
+
+    def after_reading(self, languages: list[str], counts: Mapping[str, int],
+                      documents: int | None) -> ReadReport:
+        """Loading already counted what was left out (``meta``); the languages are known."""
+        return ReadReport(None, None, self.meta)
+
+    def reuse_reading(self, languages: list[str]) -> bool:
+        return False  # loading told everything
 
     def languages(self) -> list[str]:
         return list(dict.fromkeys(d.lang for d in self.documents))

@@ -55,7 +55,6 @@ if TYPE_CHECKING:
     from tokbench.suites.stream import AnySuite
     from tokbench.vocab.scaling import ScalingSettings
 
-STATE_FILE = ".tokbench-state.json"  # finished evaluation shards of an interrupted sweep
 SWEEP_METRICS = ("compression", "fertility", "premium", "roundtrip", "unknown", "vocab_use")
 DEFAULT_SIZES = tuple(1024 << k for k in range(7))  # 1k .. 64k
 DEFAULT_WITHIN = 0.02
@@ -422,18 +421,12 @@ def load_sizes(sizes: Sequence[SizeResult]) -> list[Any]:
     return [functools.partial(load_trained, s.trained.path, name=s.name) for s in sizes]
 
 
-def write_json_atomic(results: Results, path: Path) -> Path:
-    from tokbench.atomic import write_atomic
-
-    write_atomic(path, results.to_json())
-    return path
-
-
 def evaluate(sizes: Sequence[SizeResult], suites: Sequence[AnySuite], config: SweepConfig,
              out: str | Path, progress: ProgressFn | None = None) -> Results:
     """Run every size on ``suites`` (checkpointed to ``OUT/sweep.json``; finished units of an
     earlier run with the same files and suites are reused)."""
     from tokbench.engine.runner import Settings, run
+    from tokbench.engine.state import STATE_FILE
 
     target = Path(out) / RESULTS_FILE
     resume = None
@@ -443,7 +436,7 @@ def evaluate(sizes: Sequence[SizeResult], suites: Sequence[AnySuite], config: Sw
         except InputError:
             resume = None
     return run(load_sizes(sizes), list(suites), list(config.metrics), settings=Settings(),
-               on_unit=lambda r: write_json_atomic(r, target), progress=progress,
+               on_unit=lambda r: r.save(target), progress=progress,
                resume=resume, jobs=config.workers, state=Path(out) / STATE_FILE)
 
 
@@ -754,5 +747,5 @@ def sweep(corpus: Corpus, eval_suites: Sequence[AnySuite], config: SweepConfig, 
         **analyze(results, config, names),
     }
     results.meta.sweep = meta
-    path = write_json_atomic(results, out_dir / RESULTS_FILE)
+    path = results.save(out_dir / RESULTS_FILE)
     return SweepRun(results, trained, overlap, path)
