@@ -28,7 +28,9 @@ from tokbench.errors import InputError, TokbenchError
 from tokbench.metrics import metrics_of, resolve_families
 from tokbench.metrics.base import MetricContext
 from tokbench.metrics.compute import evaluate, ratio
+from tokbench.metrics.confidence import add_intervals, add_paired, moment_stats
 from tokbench.metrics.fairness import fairness_rows
+from tokbench.metrics.intervals import Design
 from tokbench.metrics.stats import SubsetStats, UnitStats, collectors_for
 from tokbench.record import Failure, RunError, RunMeta, SuiteInfo, TokenizerInfo
 from tokbench.results import Results, Row
@@ -70,11 +72,25 @@ class Settings:
     throughput_subsets: bool = True  # also time each subset, not only "all"
     threads: int = 1
     fertility: str = "context/words"  # see tokbench.metrics.conventions
+    #: confidence level of the intervals of corpus ratios (None: no intervals)
+    ci: float | None = 0.95
+    #: paired comparisons against this tokenizer (None: each subset's best)
+    reference: str | None = None
+    #: sampled streamed suites read until every ratio's relative half-width is at most this
+    precision: float | None = None
 
     def __post_init__(self) -> None:
         from tokbench.metrics.conventions import FertilityConvention
 
         self.fertility = str(FertilityConvention.parse(self.fertility))
+        for name in ("ci", "precision"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(
+                    value, (int, float)) or not 0 < value < 1):
+                raise InputError(f"{name} must be a number between 0 and 1 (exclusive) or "
+                                 f"none, got {value!r}")
+        if self.precision is not None and self.ci is None:
+            raise InputError("precision needs intervals; drop --ci none or --precision")
         if not isinstance(self.premium_join, bool):
             raise InputError(f"premium_join must be true or false, got {self.premium_join!r}")
         for name, low in (("throughput_repeats", 1), ("threads", 1)):
@@ -99,12 +115,14 @@ class Timings:
     measure: float = 0.0
     read: float = 0.0
     load: float = 0.0
+    intervals: float = 0.0  # moments in the workers and intervals at the end
     wall: float = 0.0
     extra: dict[str, float] = field(default_factory=dict)
 
     def add(self, worker: dict[str, float]) -> None:
         for k in ("encode", "decode", "words", "measure", "read"):
             setattr(self, k, getattr(self, k) + worker.get(k, 0.0))
+        self.intervals += worker.get("moments", 0.0)
 
     def to_dict(self, wall0: float) -> dict[str, float]:
         self.wall = time.perf_counter() - wall0
@@ -182,6 +200,7 @@ class _Plan:
     shards: list[Any]
     progress: SuiteProgress
     subset_by: str
+    moments: tuple[str, ...] = ()
 
     @property
     def finished(self) -> bool:
@@ -272,9 +291,13 @@ class _Run:
         for p in plans:
             for i, source in enumerate(p.shards):
                 if i not in p.progress.done:
+                    stratum = getattr(source, "stratum", None)
+                    unit = ("shard" if stratum is not None
+                            else "align" if p.suite.parallel else "doc")
                     yield ShardTask(run_id, p.suite.name, i, source, tuple(p.tokenizers),
                                     p.collectors, p.subset_by, p.suite.parallel,
-                                    self.settings.threads, self.settings.fertility)
+                                    self.settings.threads, self.settings.fertility,
+                                    p.moments, unit, stratum or "")
 
     def _absorb(self, plan: _Plan, r: ShardResult) -> None:
         prog = plan.progress
@@ -287,6 +310,11 @@ class _Run:
             prog.counts[k] = prog.counts.get(k, 0) + v
         prog.languages.update(r.languages)
         prog.segmenters.update(r.segmenters)
+        for key, m in r.moments.items():
+            if key in prog.moments:
+                prog.moments[key].merge(m)
+            else:
+                prog.moments[key] = m
         prog.done.add(r.index)
         self.timings.add(r.timings)
 
@@ -344,8 +372,9 @@ class _Run:
                        suite=suite.sha256, settings=self.settings.to_dict(),
                        collectors=sorted(collectors), shard_bytes=shard_bytes,
                        subset_by=subset_by, version=__version__)
+        stats = moment_stats(metrics, collectors) if self.settings.ci is not None else ()
         return _Plan(suite, families, frozenset(collectors), todo, shards,
-                     state.progress(suite.name, key), subset_by)
+                     state.progress(suite.name, key), subset_by, stats)
 
     def _copy_unit_meta(self, resume: Results | None, name: str, suite: AnySuite) -> None:
         """What a reused unit recorded besides rows: failure counts, segmenters."""
@@ -370,6 +399,7 @@ class _Run:
         self.segmenters.update(prog.segmenters)
         prefix = _subset_prefix(suite, plan.subset_by)
         metrics = metrics_of(plan.families)
+        measured: list[Row] = []
         for name in plan.tokenizers:
             tok = self.toks[name]
             stats = prog.stats.get(name, UnitStats())
@@ -391,12 +421,31 @@ class _Run:
                     sorted(stats.failure_counts.items()))
                 self.results.meta.failure_counts = self.failure_counts
             self.results.rows.extend(rows)
+            measured.extend(rows)
             if "throughput" not in plan.families:
                 self.finished_units.append([name, suite.name])
             self.notify("unit", {"tokenizer": name, "suite": suite.name})
             self.notify("advance", {"steps": 1})
+        self._intervals(plan, measured, prefix)
         state.finished(suite.name)
         self._checkpoint()
+
+    def _intervals(self, plan: _Plan, rows: list[Row], prefix: str | None) -> None:
+        """Confidence intervals and paired comparisons of the suite's ratio rows."""
+        level = self.settings.ci
+        if level is None or not plan.moments:
+            return
+        t0 = time.perf_counter()
+        moments = {}
+        for key, m in plan.progress.moments.items():
+            subset = _subset_name(key, prefix)
+            if subset is not None:
+                moments[subset] = m
+        infos = {m.name: m for m in metrics_of(plan.families)}
+        design = _design(plan.suite)
+        add_intervals(rows, moments, infos, design, level)
+        add_paired(rows, moments, infos, design, level, self.settings.reference)
+        self.timings.intervals += time.perf_counter() - t0
 
     def _describe_suite(self, plan: _Plan) -> None:
         """Fill in what only reading the suite tells: documents, languages, what was left
@@ -539,6 +588,16 @@ def _metric_rows(tok: str, suite: str, subset: str, stats: SubsetStats, metrics:
             if v is not None]
 
 
+def _design(suite: AnySuite) -> Design:
+    """How the suite's units were drawn (a sample's design, else the suite read whole)."""
+    design = getattr(suite, "sample_design", None)
+    if isinstance(design, Design):
+        return design
+    if suite.parallel:
+        return Design(None, "delta method; unit: the translations of one text")
+    return Design(None, "delta method; unit: a document")
+
+
 def _subset_prefix(suite: AnySuite, subset_by: str) -> str | None:
     """For a suite measured both ways, the prefix of the breakdown that was chosen."""
     if subset_by != "both":
@@ -565,13 +624,18 @@ def _shards(suite: AnySuite, workers: int) -> tuple[list[Any], int]:
     if getattr(suite, "streaming", False):
         return suite.shards(), suite.shard_bytes  # type: ignore[union-attr]
     docs = suite.documents
+    if suite.parallel:  # the translations of one text are one unit: never cut apart
+        order = {k: i for i, k in enumerate(dict.fromkeys(d.align for d in docs))}
+        docs = sorted(docs, key=lambda d: order[d.align])
     sizes = [len(d.text.encode("utf-8")) for d in docs]
     target = min(MAX_SHARD_BYTES, max(MIN_SHARD_BYTES, sum(sizes) // max(1, 4 * workers)))
     shards: list[Any] = []
     start = acc = 0
     for i, n in enumerate(sizes):
         acc += n
-        if acc >= target:
+        if acc >= target and (not suite.parallel or i + 1 == len(docs)
+                              or docs[i + 1].align is None
+                              or docs[i + 1].align != docs[i].align):
             shards.append(InlineDocs(tuple(docs[start:i + 1]), acc))
             start, acc = i + 1, 0
     if start < len(docs):
