@@ -48,6 +48,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "by itself, without or after a space) and WORDS words (default: the "
                         "language's segmenter, punctuation no word), words+punct or "
                         "whitespace (str.split pieces, punctuation attached)")
+    p.add_argument("--ci", metavar="LEVEL", help="confidence level of the intervals of corpus "
+                   "ratios (default 95%%; none: no intervals)")
+    p.add_argument("--reference", metavar="TOKENIZER", help="compare every tokenizer with "
+                   "this one on the same documents (default: each subset's best)")
+    p.add_argument("--precision", metavar="FRACTION", help="with sampled suites (?sample=): "
+                   "read until every ratio's relative interval half-width on all documents "
+                   "is at most this, e.g. 0.1%%")
     p.add_argument("--repeats", type=int, help="timed throughput repeats (default 5, min 1)")
     p.add_argument("--threads", type=int, help="threads for the bulk encode (default 1)")
     p.add_argument("--jobs", "-j", type=int, help="worker processes (default: every usable "
@@ -93,7 +100,9 @@ def main(args: argparse.Namespace) -> int:
     settings = Settings(premium_join=bool(conf.get("premium_join", False)),
                         throughput_repeats=int(conf.get("repeats", 5)),
                         threads=int(conf.get("threads", 1)),
-                        fertility=str(conf.get("fertility", "context/words")))
+                        fertility=str(conf.get("fertility", "context/words")),
+                        ci=None if conf.get("ci") == "none" else float(conf.get("ci", 0.95)),
+                        reference=conf.get("reference"), precision=conf.get("precision"))
     if args.no_fetch:
         import os
 
@@ -236,7 +245,7 @@ def _print_summary(con: Any, results: Any, focus: dict[str, str] | None) -> None
     from rich.table import Table as RichTable
 
     from tokbench.metrics import metric_info
-    from tokbench.render.tables import format_value, left_out_text, mark_best, tokenizer_order
+    from tokbench.render.tables import format_cell, left_out_text, mark_best, tokenizer_order
 
     toks = tokenizer_order(results)
     suites = results.meta.suites
@@ -246,9 +255,11 @@ def _print_summary(con: Any, results: Any, focus: dict[str, str] | None) -> None
             con.print(f"[yellow]suite {escape(suite)}:[/] {escape(left_out)}", highlight=False)
         subset = (focus or {}).get(suite, "all")
         values: dict[str, dict[str, Any]] = {}
+        extras: dict[str, dict[str, Any]] = {}
         for r in results.rows:
             if r.suite == suite and r.subset == subset and r.metric in SUMMARY_METRICS:
                 values.setdefault(r.metric, {})[r.tokenizer] = r.value
+                extras.setdefault(r.metric, {})[r.tokenizer] = r.extra
         if not values:
             continue
         metrics = [m for m in SUMMARY_METRICS if m in values]
@@ -256,7 +267,8 @@ def _print_summary(con: Any, results: Any, focus: dict[str, str] | None) -> None
                           box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False,
                           collapse_padding=True)
         best = {m: mark_best(values[m], metric_info(m).direction) for m in metrics}
-        texts = {m: {tok: format_value(values[m].get(tok), metric_info(m)) for tok in toks}
+        texts = {m: {tok: format_cell(values[m].get(tok), metric_info(m),
+                                      extras[m].get(tok)) for tok in toks}
                  for m in metrics}
         # values are never cut; a narrow terminal wraps the headers instead
         table.add_column("tokenizer", no_wrap=True, min_width=max(map(len, toks)))

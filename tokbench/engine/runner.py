@@ -241,6 +241,12 @@ class _Run:
         meta.warnings = _suite_warnings(suites, self.families)
         meta.executor = {"kind": type(executor).__name__, "workers": executor.workers}
         self._load_tokenizers(tok_specs)
+        ref = self.settings.reference
+        if ref is not None and ref not in self.toks:
+            from tokbench.errors import UnknownNameError
+
+            raise UnknownNameError("reference tokenizer", ref, list(self.toks),
+                                   hint="--reference names one of the run's tokenizers")
         if resume is not None:
             state.load()
         vocab = "tokenizer" in self.families

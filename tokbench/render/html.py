@@ -27,7 +27,7 @@ from tokbench.render.tables import (
     ALL,
     Table,
     build_tables,
-    format_value,
+    format_cell,
     left_out_text,
     summary_table,
     tokenizer_order,
@@ -148,8 +148,9 @@ def _is_number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-def _value_cell(value: Any, info: MetricInfo, best: bool) -> str:
-    text = esc(format_value(value, info))
+def _value_cell(value: Any, info: MetricInfo, best: bool,
+                extra: dict[str, Any] | None = None) -> str:
+    text = esc(format_cell(value, info, extra))
     if not _is_number(value):
         return f'<td class="num missing" data-v="">{text}</td>'
     if best:
@@ -185,7 +186,8 @@ def leaderboard(t: Table, caption: str) -> str:
         cells = [f'<th scope="row">{esc(tok)}</th>']
         for info in infos:
             cells.append(_value_cell(t.cells.get(info.name, {}).get(tok), info,
-                                     tok in t.best.get(info.name, set())))
+                                     tok in t.best.get(info.name, set()),
+                                     t.extra.get(info.name, {}).get(tok)))
         rows.append("<tr>" + "".join(cells) + "</tr>")
     return (f'<div class="tablewrap"><table class="sortable leaderboard">'
             f'<caption class="sr">{esc(caption)}</caption>'
@@ -204,7 +206,9 @@ def metric_table(t: Table, label: str) -> str:
         cells = [f'<th scope="row">{esc(subset)}</th>']
         values = t.cells.get(subset, {})
         best = t.best.get(subset, set())
-        cells += [_value_cell(values.get(tok), info, tok in best) for tok in t.tokenizers]
+        extras = t.extra.get(subset, {})
+        cells += [_value_cell(values.get(tok), info, tok in best, extras.get(tok))
+                  for tok in t.tokenizers]
         (pinned if subset == ALL else rows).append("<tr>" + "".join(cells) + "</tr>")
     top = f'<tbody class="pinned">{"".join(pinned)}</tbody>' if pinned else ""
     return (f'<div class="tablewrap"><table class="sortable">'

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 
 from tokbench.render.tables import (
+    INTERVAL_LEGEND,
     Table,
     build_tables,
-    format_value,
     left_out_text,
     summary_table,
 )
@@ -38,7 +38,7 @@ def table_markdown(t: Table, label: str = "subset") -> str:
         info = t.metric if t.metric.name != "summary" else metric_info(subset)
         cells = []
         for tok in t.tokenizers:
-            text = format_value(t.cells.get(subset, {}).get(tok), info)
+            text = md_text(t.text(subset, tok, info))
             cells.append(f"**{text}**" if tok in t.best.get(subset, set()) else text)
         name = f"{subset} {info.arrow}".strip() if t.metric.name == "summary" else subset
         lines.append(f"| {md_text(name)} | " + " | ".join(cells) + " |")
@@ -54,6 +54,8 @@ def render_markdown(results: Results, plots: list[str] | None = None) -> str:
                f", {meta.machine.get('cpus', '?')} CPUs.")
     out.append("")
     out.append("↑ higher is better, ↓ lower is better; the best value of each row is **bold**.")
+    if any("ci_method" in r.extra for r in results.rows):
+        out += ["", md_text(INTERVAL_LEGEND) + "."]
     out.append("")
     out += ["## Tokenizers", "", "| name | backend | version | vocab | source | sha256 |",
             "|---|---|---|---:|---|---|"]

@@ -27,6 +27,13 @@ class Table:
     subsets: list[str]
     cells: dict[str, dict[str, Any]] = field(default_factory=dict)
     best: dict[str, set[str]] = field(default_factory=dict)
+    #: ``extra[subset][tokenizer]``: the row's detail (interval, paired comparison)
+    extra: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+
+    def text(self, subset: str, tokenizer: str, info: MetricInfo | None = None) -> str:
+        """A cell as shown: the value, its interval and paired marks (``format_cell``)."""
+        return format_cell(self.cells.get(subset, {}).get(tokenizer), info or self.metric,
+                           self.extra.get(subset, {}).get(tokenizer, {}))
 
     @property
     def title(self) -> str:
@@ -84,6 +91,8 @@ def build_tables(results: Results, suites: Sequence[str] | None = None,
                   order_subsets({r.subset for r in rows}))
         for r in rows:
             t.cells.setdefault(r.subset, {})[r.tokenizer] = r.value
+            if r.extra:
+                t.extra.setdefault(r.subset, {})[r.tokenizer] = r.extra
         for subset in t.subsets:
             t.best[subset] = mark_best(t.cells.get(subset, {}), info.direction)
         tables.append(t)
@@ -102,6 +111,7 @@ def summary_table(results: Results, suite: str, subset: str = ALL) -> Table | No
         t.subsets.append(name)
         t.cells[name] = tab.cells.get(subset, {})
         t.best[name] = tab.best.get(subset, set())
+        t.extra[name] = tab.extra.get(subset, {})
     t.tokenizers = [x for x in toks if any(x in c for c in t.cells.values())]
     return t
 
@@ -135,6 +145,40 @@ def format_value(value: Any, info: MetricInfo) -> str:
     if isinstance(value, int) or info.decimals == 0 or abs(value) >= 1000:
         return f"{value:,.0f}"
     return f"{value:.{info.decimals}f}"
+
+
+#: marks of ``format_cell``, explained under every table that uses them
+SAME_MARK = "≈"
+FEW_MARK = "†"
+INTERVAL_LEGEND = (f"± is the half-width of the 95% confidence interval (level in results.json); "
+                   f"{SAME_MARK}: not distinguishable from the best (paired interval of the ratio "
+                   f"holds 1); {FEW_MARK}: too few documents for an interval")
+
+
+def format_cell(value: Any, info: MetricInfo, extra: dict[str, Any] | None = None) -> str:
+    """A value with its interval half-width (``1.3051 ± 0.0040``), ``≈`` when a paired
+    comparison cannot tell it from the best, ``†`` when there were too few documents."""
+    text = format_value(value, info)
+    extra = extra or {}
+    low, high = extra.get("ci_low"), extra.get("ci_high")
+    if isinstance(low, (int, float)) and isinstance(high, (int, float)) and value is not None:
+        half = (high - low) / 2
+        if info.name in PERCENT_METRICS:
+            text = f"{text[:-1]} ± {100 * half:.2f}%"
+        else:
+            text = f"{text} ± {_half(half, info)}"
+    elif str(extra.get("ci_method", "")).startswith("none"):
+        text += f" {FEW_MARK}"
+    if extra.get("vs_distinct") is False:
+        text += f" {SAME_MARK}"
+    return text
+
+
+def _half(half: float, info: MetricInfo) -> str:
+    """A half-width to the value's decimals, or two significant digits when smaller."""
+    if half >= 10 ** -info.decimals or half == 0:
+        return f"{half:.{info.decimals}f}"
+    return f"{half:.2g}"
 
 
 def _metric_order() -> list[str]:
