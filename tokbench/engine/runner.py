@@ -12,6 +12,7 @@ bad document is recorded as that document's failure while the run goes on.
 
 from __future__ import annotations
 
+import math
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -55,6 +56,8 @@ __all__ = ["ALL", "DEFAULT_SUITES", "DEFAULT_TOKENIZERS", "PIVOT", "VOCAB_SUITE"
 MAX_SHARD_BYTES = 2 * 1024 * 1024
 MIN_SHARD_BYTES = 256 * 1024
 THROUGHPUT_SAMPLE_BYTES = 256 * 1024
+#: a corpus read to a precision starts with at least this many blocks
+MIN_PRECISION_BLOCKS = 30
 
 
 @dataclass
@@ -201,10 +204,14 @@ class _Plan:
     progress: SuiteProgress
     subset_by: str
     moments: tuple[str, ...] = ()
+    #: shards [0, limit) are read (None: all); a plan read to a precision is ``settled``
+    #: once its intervals are narrow enough or its corpus is read
+    limit: int | None = None
+    settled: bool = True
 
     @property
     def finished(self) -> bool:
-        return len(self.progress.done) == len(self.shards)
+        return self.settled and len(self.progress.done) == len(self.shards[:self.limit])
 
 
 class _Run:
@@ -239,6 +246,14 @@ class _Run:
         meta.tokenizers = {}
         meta.errors = []
         meta.warnings = _suite_warnings(suites, self.families)
+        if self.settings.precision is not None:
+            if not any(hasattr(s, "order") for s in suites):
+                raise InputError("--precision reads a sample of a streamed corpus until its "
+                                 "intervals are narrow enough: add ?sample=SIZE to a text: "
+                                 "suite (e.g. -s 'text:DIR?sample=1%')")
+            meta.warnings += [f"suite {s.name!r} is sampled once (?sample=); --precision "
+                              "reads more only of streamed corpora (text: files)"
+                              for s in suites if "sample" in s.meta and not hasattr(s, "order")]
         meta.executor = {"kind": type(executor).__name__, "workers": executor.workers}
         self._load_tokenizers(tok_specs)
         ref = self.settings.reference
@@ -251,8 +266,8 @@ class _Run:
             state.load()
         vocab = "tokenizer" in self.families
         plans = [self._plan(s, resume, state, executor.workers) for s in suites]
-        total = sum(sum(sh.nbytes for i, sh in enumerate(p.shards) if i not in p.progress.done)
-                    for p in plans)
+        total = sum(sum(sh.nbytes for i, sh in enumerate(p.shards[:p.limit])
+                        if i not in p.progress.done) for p in plans)
         self.notify("start", {"units": len(self.toks) * (len(suites) + vocab), "bytes": total})
         if vocab:
             for name in self.toks:
@@ -284,6 +299,18 @@ class _Run:
         names = sorted({n for p in plans for n in p.tokenizers})
         executor.start(run_id, [(n, self.toks[n]) for n in names],
                        [(n, self.specs[n]) for n in names])
+        self._map(plans, executor, state, run_id)
+        while True:  # plans read to a precision: read more of the same order until it holds
+            rounds = [p for p in plans if not p.settled]
+            for p in rounds:
+                self._next_round(p, state)
+            rounds = [p for p in rounds if not p.settled]
+            if not rounds:
+                return
+            self._map(rounds, executor, state, run_id)
+
+    def _map(self, plans: list[_Plan], executor: Executor, state: RunState, run_id: str
+             ) -> None:
         by_suite = {p.suite.name: p for p in plans}
         for result in executor.map(self._tasks(plans, run_id)):
             plan = by_suite[result.suite]
@@ -293,9 +320,35 @@ class _Run:
             if plan.finished:
                 self._finish(plan, state)
 
+    def _next_round(self, plan: _Plan, state: RunState) -> None:
+        """Settle a plan read to a precision, or read more: the number of blocks the
+        widest interval says is needed (at least 1.2 and at most 4 times as many), so
+        the blocks read depend only on the values, not on how shards were scheduled."""
+        from tokbench.metrics.confidence import widest_relative
+
+        target = self.settings.precision
+        assert target is not None and self.settings.ci is not None
+        n = len(plan.shards[:plan.limit])
+        suite: Any = plan.suite
+        suite.drawn = n
+        moments = plan.progress.moments.get(ALL)
+        worst = None if moments is None else widest_relative(
+            moments, plan.tokenizers, metrics_of(plan.families), _design(suite),
+            self.settings.ci)
+        info = self.results.meta.suites[suite.name]
+        done = worst is not None and worst <= target
+        if done or n >= len(plan.shards):
+            plan.settled = True
+            info.sample = {**suite.sample_info(), "precision": target,
+                           "reached": done, "relative_half_width": worst}
+            self._finish(plan, state)
+            return
+        grow = 4.0 if worst is None else min(4.0, max(1.2, 1.1 * (worst / target) ** 2))
+        plan.limit = min(len(plan.shards), math.ceil(n * grow))
+
     def _tasks(self, plans: list[_Plan], run_id: str) -> Iterator[ShardTask]:
         for p in plans:
-            for i, source in enumerate(p.shards):
+            for i, source in enumerate(p.shards[:p.limit]):
                 if i not in p.progress.done:
                     stratum = getattr(source, "stratum", None)
                     unit = ("shard" if stratum is not None
@@ -379,8 +432,15 @@ class _Run:
                        collectors=sorted(collectors), shard_bytes=shard_bytes,
                        subset_by=subset_by, version=__version__)
         stats = moment_stats(metrics, collectors) if self.settings.ci is not None else ()
-        return _Plan(suite, families, frozenset(collectors), todo, shards,
+        plan = _Plan(suite, families, frozenset(collectors), todo, shards,
                      state.progress(suite.name, key), subset_by, stats)
+        if self.settings.precision is not None and hasattr(suite, "order"):
+            plan.shards = suite.order()
+            strata = len(suite.population)
+            plan.limit = min(len(plan.shards), max(suite.initial_size(), 2 * strata,
+                                                   MIN_PRECISION_BLOCKS))
+            plan.settled = False
+        return plan
 
     def _copy_unit_meta(self, resume: Results | None, name: str, suite: AnySuite) -> None:
         """What a reused unit recorded besides rows: failure counts, segmenters."""
@@ -596,9 +656,15 @@ def _metric_rows(tok: str, suite: str, subset: str, stats: SubsetStats, metrics:
 
 def _design(suite: AnySuite) -> Design:
     """How the suite's units were drawn (a sample's design, else the suite read whole)."""
-    design = getattr(suite, "sample_design", None)
-    if isinstance(design, Design):
-        return design
+    sample = suite.describe().get("sample") if hasattr(suite, "sample_info") else \
+        suite.meta.get("sample")
+    if isinstance(sample, dict) and "strata" in sample:
+        return Design({h: n / big for h, (n, big) in sample["strata"].items() if big},
+                      "delta method; stratified sample of blocks (clusters of documents)")
+    if isinstance(sample, dict):
+        return Design({"": sample["units"] / sample["population_units"]},
+                      "delta method; simple random sample of " + str(sample["method"]).split(
+                          "unit: ")[-1] + "s")
     if suite.parallel:
         return Design(None, "delta method; unit: the translations of one text")
     return Design(None, "delta method; unit: a document")

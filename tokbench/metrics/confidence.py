@@ -2,7 +2,8 @@
 
 The run gives every corpus-ratio row (a metric with ``MetricInfo.ratio``) its interval
 (``ci_low``, ``ci_high`` at ``ci_level``; ``ci_method``; ``ci_units``: the sampled units
-it rests on) and, per subset, compares each tokenizer with a reference on the same
+it rests on; in a stratified sample the value itself is the weighted estimate
+Σ_h Σa / f_h over Σ_h Σb / f_h) and, per subset, compares each tokenizer with a reference on the same
 units: the best tokenizer of the subset for that metric, or the one the user names
 (``vs``, ``vs_ratio`` = this tokenizer's value over the reference's, ``vs_low``/``vs_high``
 its paired interval, ``vs_distinct`` whether the interval excludes 1). Metrics that are
@@ -55,8 +56,12 @@ def add_intervals(rows: Sequence[Row], moments: Mapping[str, Moments],
             continue
         iv = ratio_interval(m, _vars(row.tokenizer, info.ratio[0]),
                             _vars(row.tokenizer, info.ratio[1]), design, level)
-        if iv is not None:
-            row.extra.update(interval_extra(iv, float(row.value), design))
+        if iv is None:
+            continue
+        if design.stratified:
+            # strata read in different shares: each stratum's sums weigh 1 / f_h
+            row.value = iv.value
+        row.extra.update(interval_extra(iv, float(row.value), design))
 
 
 def interval_extra(iv: Interval, value: float, design: Design) -> dict[str, object]:
@@ -113,3 +118,25 @@ def _reference(by_tok: Mapping[str, Row], info: MetricInfo, reference: str | Non
         return None
     pick = max if info.direction == "higher" else min
     return pick(values, key=values.__getitem__)
+
+
+def widest_relative(moments: Moments, tokenizers: Sequence[str], metrics: Iterable[MetricInfo],
+                    design: Design, level: float) -> float | None:
+    """The largest relative half-width of the ratio ``metrics`` of ``tokenizers`` (each
+    defined one; 0 for a ratio that is 0 with no spread); None if one has too few units."""
+    worst = 0.0
+    for info in metrics:
+        if info.ratio is None:
+            continue
+        for tok in tokenizers:
+            iv = ratio_interval(moments, _vars(tok, info.ratio[0]), _vars(tok, info.ratio[1]),
+                                design, level)
+            if iv is None:
+                continue  # not measured, or nothing to divide by
+            if iv.half_width is None:
+                return None
+            if iv.half_width == 0:
+                continue
+            rel = iv.relative_half_width
+            worst = max(worst, float("inf") if rel is None else rel)
+    return worst

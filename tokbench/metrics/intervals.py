@@ -198,6 +198,11 @@ class Design:
     def sampled(self) -> bool:
         return self.fraction is not None
 
+    @property
+    def stratified(self) -> bool:
+        """Strata read in different shares: estimates weigh each stratum by 1 / f_h."""
+        return self.fraction is not None and len(set(self.fraction.values())) > 1
+
     def f(self, stratum: str) -> float | None:
         """f_h of ``stratum`` (None: read whole)."""
         if self.fraction is None:

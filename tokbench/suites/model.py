@@ -89,6 +89,7 @@ class Suite:
             "languages": self.languages(),
             "bytes": sum(len(d.text.encode("utf-8")) for d in self.documents),
             "left_out": self.left_out(),
+            **({"sample": self.meta["sample"]} if "sample" in self.meta else {}),
         }
 
     def left_out(self) -> dict[str, int]:
