@@ -13,6 +13,24 @@ from pathlib import Path
 
 import pytest
 
+from tests._needs import RESOURCES, need
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "needs(*resources): data a fresh machine may lack "
+        f"({', '.join(sorted(RESOURCES))}); skipped without it, failed under CI=true")
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Skip (fail under ``CI=true``) a test whose ``needs`` are not on this machine."""
+    for marker in item.iter_markers("needs"):
+        for name in marker.args:
+            if name not in RESOURCES:
+                raise pytest.UsageError(f"{item.nodeid}: unknown need {name!r}; "
+                                        f"known: {', '.join(sorted(RESOURCES))}")
+            need(name)
+
 
 @pytest.fixture(scope="session")
 def real_cache() -> Path:

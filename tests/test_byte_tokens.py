@@ -22,6 +22,7 @@ def test_bytes_baseline_by_hand() -> None:
     assert v["byte_fallback"] == 0.0  # the bytes baseline has no byte-fallback pieces
 
 
+@pytest.mark.needs("flores")
 @pytest.mark.real
 @pytest.mark.parametrize(("name", "lang", "joined", "per_doc"), [
     # tokscope 0.2.0 byte_token_rate, which encodes the devtest sentences joined by spaces:

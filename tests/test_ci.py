@@ -25,10 +25,10 @@ from typing import Any
 import pytest
 import yaml
 
+from tests._needs import missing
 from tests._trained import hf_bpe_bytelevel
 
 ROOT = Path(__file__).resolve().parent.parent
-IN_CI = os.environ.get("CI", "").lower() == "true"
 BIN = Path(sys.executable).parent
 
 CORPUS = {  # written for this test
@@ -41,10 +41,7 @@ def _tool(name: str, install: str) -> str:
     """The path of a command-line tool, or skip (fail under CI=true) with how to install it."""
     found = shutil.which(name) or shutil.which(name, path=str(BIN))
     if found is None:
-        problem = f"{name} is not installed ({install})"
-        if IN_CI:
-            pytest.fail(f"{name} cannot run in CI: {problem}")
-        pytest.skip(problem)
+        missing(f"{name} is not installed ({install})")
     return found
 
 

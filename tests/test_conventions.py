@@ -53,6 +53,7 @@ def test_count_alone_by_hand() -> None:
 
 # -- peers' published conventions reproduced on FLORES-200 devtest --------------------------
 
+@pytest.mark.needs("flores")
 @pytest.mark.real
 @pytest.mark.parametrize(("conv", "lang", "fertility", "continued"), [
     # glotscope 0.1.0 analyze qwen tokenizer.json --corpus flores_plus --split devtest
@@ -107,6 +108,7 @@ def test_bad_convention_is_one_line() -> None:
         Settings(fertility="alone/sentences")
 
 
+@pytest.mark.needs("flores")
 @pytest.mark.real
 def test_toklens_and_tokscope_on_flores_english(real_cache: Path) -> None:
     """toklens 0.1.2 (compute_all on the devtest sentences joined by spaces) reports XLM-R's

@@ -47,6 +47,7 @@ def test_no_premiums_no_rows() -> None:
     assert fairness_rows([Row("t", "s", "all", "tokens", 3)]) == []
 
 
+@pytest.mark.needs("flores")
 @pytest.mark.real
 def test_glotscope_parity_and_gini_on_flores(real_cache) -> None:
     """glotscope 0.1.0 ``analyze qwen tokenizer.json --corpus flores_plus --split devtest

@@ -8,7 +8,6 @@ empty cache through the CLI, as a user would.
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 from collections.abc import Callable
@@ -16,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests._needs import need, shared_dir
 from tokbench import cli
 from tokbench.adapters.base import Tokenizer
 from tokbench.loading.catalog import get_entry, new_session
@@ -29,8 +29,7 @@ TEXTS = ["Hello, world! How are you?", "こんにちは、世界。自然言語�
          "Привет, мир!", "مرحبا بالعالم", "def f(x):\n\treturn x ** 2  # 🦙",
          "Ünïcödé ñ ß œ — “quotes” …", "1234567890 3.14159 -42"]
 WHISPER_PY_SHA = "3b48e361a7e95b4ec0356ca6d72bba635778aa10269153136ee7bc34cae30b85"
-JAPANESE_BERT = Path(os.environ.get("TOKBENCH_SHARED", Path(__file__).resolve().parents[2]
-                                    / "shared")) / "tokenizers" / "cl-tohoku-bert-base-japanese-v3"
+JAPANESE_BERT = shared_dir() / "tokenizers" / "cl-tohoku-bert-base-japanese-v3"
 
 
 @pytest.fixture(scope="module")
@@ -91,6 +90,7 @@ def test_t5(tok: Callable[[str], Tokenizer]) -> None:
     assert t.source.sha256 == "fe2ebbbbde2985be723e0ce18217853e4020c5e9d35bd07be2c27ab9d3ead57a"
 
 
+@pytest.mark.needs("large_downloads")
 def test_gemma3(real_cache: Path) -> None:
     t = load_tokenizer("gemma-3")  # 253 MB on first use; cached afterwards
     bos = t.special_tokens["<bos>"]
@@ -141,6 +141,7 @@ def test_whisper_multilingual(tok: Callable[[str], Tokenizer], real_cache: Path)
 
 @pytest.fixture(scope="module")
 def japanese_bert() -> Tokenizer:
+    need("japanese_bert")
     return load_tokenizer(f"file:{JAPANESE_BERT}")
 
 
@@ -181,7 +182,7 @@ def _flores_lines(per_language: int = 50) -> list[tuple[str, str]]:
     from tokbench.paths import flores_dir
 
     folder = flores_dir()
-    assert folder is not None, "FLORES-200 not found: set TOKBENCH_FLORES"
+    assert folder is not None  # the tests that read it need("flores")
     out = []
     for path in sorted((folder / "devtest").glob("*.devtest")):
         lines = path.read_bytes().decode("utf-8").split("\n")[:per_language]
@@ -189,6 +190,7 @@ def _flores_lines(per_language: int = 50) -> list[tuple[str, str]]:
     return out
 
 
+@pytest.mark.needs("flores")
 def test_mbert_equals_transformers_bert_on_the_rebuilt_vocab(
         tok: Callable[[str], Tokenizer]) -> None:
     """The wordpiece adapter (the ``tokenizers`` library) against transformers' Python
@@ -216,6 +218,7 @@ XLMR_JSON_DIFFERS = {
 }
 
 
+@pytest.mark.needs("flores")
 def test_xlm_roberta_json_and_original_differ(tok: Callable[[str], Tokenizer]) -> None:
     """Where XLM-R's tokenizer.json (``tokenizers``) and the SentencePiece original part on
     FLORES-200 devtest (42,504 sentences): whitespace at the end of a sentence (a space,

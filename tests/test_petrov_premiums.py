@@ -22,7 +22,7 @@ import pytest
 
 import tokbench
 
-pytestmark = pytest.mark.real  # FLORES-200 and fetched tokenizer files
+pytestmark = [pytest.mark.real, pytest.mark.needs("flores")]  # and fetched tokenizer files
 
 PIVOT = "eng_Latn"
 LANGS = ("jpn_Jpan", "zho_Hans", "kor_Hang", "hin_Deva", "mya_Mymr")

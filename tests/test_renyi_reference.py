@@ -17,7 +17,7 @@ import tokbench
 from tokbench.loading.loader import load_tokenizer
 from tokbench.metrics.compute import renyi_efficiency, renyi_efficiency_seen
 
-pytestmark = pytest.mark.real
+pytestmark = [pytest.mark.real, pytest.mark.needs("flores")]
 
 
 def test_cl100k_flores_english(real_cache: Path) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests._needs import need
 from tokbench.errors import InputError, MissingDependencyError, UnknownNameError
 from tokbench.paths import flores_dir, suites_dir
 from tokbench.suites import SUITES, load_suite, parse_spec
@@ -30,8 +31,9 @@ def write(path: Path, data: str | bytes) -> Path:
 
 
 def flores() -> Path:
+    need("flores")
     root = flores_dir()
-    assert root is not None, "FLORES-200 not found: set TOKBENCH_FLORES"
+    assert root is not None
     return root
 
 

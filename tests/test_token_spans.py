@@ -116,6 +116,7 @@ def test_xlmr_japanese_unknown_characters(real_cache: Path) -> None:
     assert (c.unk[k], c.unk_chars[k]) == (1, 3)  # one <unk> for "🍠🍠🍠", was 47 characters
 
 
+@pytest.mark.needs("flores")
 @real
 def test_bert_uncased_amharic_unknown_characters(real_cache: Path) -> None:
     c, _ = _suite_counts("bert-base-uncased", "flores200?split=devtest&languages=amh_Ethi")
@@ -123,6 +124,7 @@ def test_bert_uncased_amharic_unknown_characters(real_cache: Path) -> None:
     assert c.unk_chars.sum() / c.chars.sum() == pytest.approx(0.795161, abs=1e-6)  # was 0.974969
 
 
+@pytest.mark.needs("flores")
 @real
 def test_xlmr_japanese_continued_words(real_cache: Path) -> None:
     c, ids = _suite_counts("xlm-roberta", "flores200?split=devtest&languages=jpn_Jpan",
