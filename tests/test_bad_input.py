@@ -159,6 +159,23 @@ CLI_ROWS = [
     (["bench", "--budget", "0", "-t", "gpt2"], "--budget must be a number above 0"),
     (["bench", "--budget", "-1", "-t", "gpt2"], "--budget must be a number above 0"),
     (["bench", "--max-threads", "0", "-t", "gpt2"], "--max-threads must be at least 1"),
+    # intervals, paired comparisons and samples (issue 24)
+    (["run", "-t", "bytes", "-s", "numbers", "--ci", "1.5", "--no-history", "-o", "{tmp}/run"],
+     "--ci must be a level like 95% or 0.95 or none, got the string '1.5'"),
+    (["run", "-t", "bytes", "-s", "numbers", "--precision", "fine", "--no-history",
+      "-o", "{tmp}/run"], "--precision must be a level like 95% or 0.95, got the string 'fine'"),
+    (["run", "-t", "bytes", "-s", "numbers", "--precision", "1%", "--no-history",
+      "-o", "{tmp}/run"], "add ?sample=SIZE to a text: suite"),
+    (["run", "-t", "bytes", "-s", "numbers?sample=lots", "--no-history", "-o", "{tmp}/run"],
+     "sample='lots' is not a size; use a share like 1% or an amount of text like 50MB"),
+    (["run", "-t", "bytes", "-s", "numbers?sample=0%", "--no-history", "-o", "{tmp}/run"],
+     "sample=0% must be a share above 0% and at most 100%"),
+    (["run", "-t", "bytes", "-s", "numbers?sample=20", "--no-history", "-o", "{tmp}/run"],
+     "sample=20 needs a unit: % (share) or B, KB, MB, GB"),
+    (["run", "-t", "bytes", "-s", "numbers?seed=3", "--no-history", "-o", "{tmp}/run"],
+     "seed= only applies with sample="),
+    (["run", "-t", "bytes", "-s", "numbers?sample=5%&seed=x", "--no-history",
+      "-o", "{tmp}/run"], "seed"),
 ]
 
 

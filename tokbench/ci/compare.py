@@ -6,7 +6,11 @@ Rows are joined on ``(tokenizer, suite, subset, metric)``. Each joined row gets 
 * ``better`` / ``worse``: a real change, judged by the metric's direction; a worse row
   *fails* (is a regression) when the change is beyond the metric's tolerance;
 * ``changed``: a real change of a metric without a direction (never fails);
-* ``not_significant``: a timing whose change is under its threshold or inside the noise
+* ``not_significant``: a corpus ratio measured on other text (the suite's content changed,
+  or another sample of it was drawn) whose change is inside the interval of the
+  difference, √(h_base² + h_new²) from the two rows' confidence intervals (on the same
+  content a corpus metric is deterministic: any change is real); or a timing whose
+  change is under its threshold or inside the noise
   of the two runs (the [min, max] ranges of their samples, or their 95% intervals, overlap);
   a wall-clock timing taken on a busy machine (``cpu_share`` under ``BUSY_SHARE``) is
   judged on its CPU-clock figure (``cpu_value``, ``cpu_ci``) or, without one, is noise;
@@ -67,7 +71,10 @@ SETTING_SCOPE: dict[str, tuple[str, ...]] = {
 NEUTRAL_SETTINGS = frozenset({"throughput_repeats", "throughput_subsets", "threads",
                               "speed_latency_budget_s", "speed_rate_budget_s",
                               "speed_rate_target_ci", "speed_scaling_budget_s",
-                              "speed_budget_scale", "speed_parts"})
+                              "speed_budget_scale", "speed_parts",
+                              # intervals and paired comparisons change no value; a
+                              # precision changes the sample, compared as suite content
+                              "ci", "reference", "precision"})
 
 
 
@@ -413,13 +420,18 @@ def compare(base: Results, new: Results, *, fail: Iterable[str] | Thresholds | N
             continue
         assert b is not None and n is not None
         reasons, notes = inputs.check(tokenizer, suite, metric)
+        band = None
+        if reasons and inputs.only_content(tokenizer, suite, metric):
+            band = interval_band(b, n)  # other text: the intervals decide
+            if band is not None:
+                notes, reasons = notes + reasons, []
         change = RowChange(*key, status=UNCHANGED, base=b.value, new=n.value, notes=notes)
         if reasons:
             change.status, change.reason = NOT_COMPARABLE, "; ".join(reasons)
         else:
             if metric not in judged:
                 judged[metric] = (metric_info(metric), thresholds.for_metric(metric))
-            _judge(change, b, n, *judged[metric], allow_missing=allow_missing)
+            _judge(change, b, n, *judged[metric], allow_missing=allow_missing, band=band)
             if metric == "roundtrip":
                 change.documents = failures.new_roundtrip_docs(tokenizer, suite, subset,
                                                               new.meta)
@@ -506,9 +518,26 @@ def _absent(v: Any) -> bool:
     return v is None or (isinstance(v, float) and not math.isfinite(v))
 
 
+def interval_band(b: Row, n: Row) -> float | None:
+    """Half-width of the interval of the difference of two rows measured on different
+    text (another corpus, another sample): √(h_base² + h_new²) from their confidence
+    intervals (``ci_low``/``ci_high``, independent estimates at the same level), or None
+    when either lacks one."""
+    halves = []
+    for r in (b, n):
+        lo, hi = r.extra.get("ci_low"), r.extra.get("ci_high")
+        if not (_number(lo) and _number(hi)):
+            return None
+        halves.append((float(hi) - float(lo)) / 2)
+    if b.extra.get("ci_level") != n.extra.get("ci_level"):
+        return None
+    return math.hypot(*halves)
+
+
 def _judge(change: RowChange, b: Row, n: Row, info: MetricInfo, threshold: Threshold,
-           allow_missing: bool = False) -> None:
-    """Set status, fails and reason of a comparable row."""
+           allow_missing: bool = False, band: float | None = None) -> None:
+    """Set status, fails and reason of a comparable row; ``band``: rows of different
+    text, judged on their intervals (a change inside it is not significant)."""
     bv, nv = b.value, n.value
     if _absent(bv) or _absent(nv):
         where = " and ".join(w for w, v in (("base", bv), ("new", nv)) if _absent(v))
@@ -534,6 +563,11 @@ def _judge(change: RowChange, b: Row, n: Row, info: MetricInfo, threshold: Thres
         if same_within_rounding(bv, nv):
             return
     elif bv == nv:
+        return
+    if band is not None and abs(float(nv) - float(bv)) <= band:
+        change.status = NOT_SIGNIFICANT
+        change.reason = (f"inside the intervals: other text (a changed corpus or another "
+                         f"sample), the change is within ±{band:.4g}")
         return
     if info.direction == "none":
         change.status = CHANGED
@@ -637,6 +671,12 @@ class _InputCheck:
             if bs and ns and bs != ns:
                 out.append(("suite", f"suite {suite!r} content changed "
                                      f"(sha256 {bs[:12]} → {ns[:12]})", None))
+            else:
+                drawn = [(_suite(m, suite).sample or {}).get("bytes")
+                         for m in (self.base, self.new)]
+                if drawn[0] != drawn[1]:
+                    out.append(("suite", f"suite {suite!r} is another sample ({drawn[0]} → "
+                                         f"{drawn[1]} bytes drawn)", None))
         base_tok, new_tok = _tokenizer(self.base, tokenizer), _tokenizer(self.new, tokenizer)
         bt = base_tok.source.sha256
         nt = new_tok.source.sha256
@@ -666,6 +706,12 @@ class _InputCheck:
                 continue
             (notes if kind in self.allowed else reasons).append(text)
         return reasons, notes
+
+    def only_content(self, tokenizer: str, suite: str, metric: str) -> bool:
+        """Whether the suite's content is the only input of the row that differs."""
+        kinds = {kind for kind, _, scope in self._all_changes(tokenizer, suite)
+                 if (scope is None or metric in scope) and kind not in self.allowed}
+        return kinds == {"suite"}
 
     def pair_reasons(self, tokenizer: str, suite: str) -> list[str]:
         """Reasons that concern every row of the pair (not only timings or one metric)."""

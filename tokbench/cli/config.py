@@ -63,7 +63,8 @@ def _count(minimum: int, maximum: int) -> Callable[[Any, str], int]:
     return check
 
 
-def _fraction(value: Any, where: str, allow_none: bool = False) -> float | str:
+def _fraction(value: Any, where: str, allow_none: bool = False, low: float = 0.0
+              ) -> float | str:
     """A number in (0, 1) given as ``0.95``, ``95%`` or ``95`` (percent when > 1);
     with ``allow_none`` also the word ``none`` (kept as ``"none"``)."""
     if allow_none and isinstance(value, str) and value.strip().lower() == "none":
@@ -81,7 +82,7 @@ def _fraction(value: Any, where: str, allow_none: bool = False) -> float | str:
     if isinstance(text, (int, float, str)) and not isinstance(text, bool) and 1 < number < 100 \
             and not str(text).endswith("%"):
         number /= 100
-    if not 0 < number < 1:
+    if not (0 < number < 1 and number >= low):
         extra = " or none" if allow_none else ""
         raise InputError(f"{where} must be a level like 95% or 0.95{extra}, got {_kind(value)}")
     return number
@@ -104,7 +105,7 @@ CHECKS: dict[str, Callable[[Any, str], Any]] = {
     "threads": _count(1, 1024),
     "jobs": _count(1, 4096),
     "fertility": _text,  # the convention itself is checked by Settings
-    "ci": lambda v, w: _fraction(v, w, allow_none=True),
+    "ci": lambda v, w: _fraction(v, w, allow_none=True, low=0.5),
     "reference": _text,
     "precision": _fraction,
 }

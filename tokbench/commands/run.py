@@ -122,6 +122,10 @@ def main(args: argparse.Namespace) -> int:
 
             _prefetch(list(DEFAULT_TOKENIZERS))
         suites, suite_errors = load_suites(conf.get("suites") or DEFAULT_SUITES)
+        if settings.precision is not None and suites:
+            from tokbench.engine.runner import check_precision
+
+            check_precision(suites)
         if not suites:
             more = f" and {len(suite_errors) - 1} more" if len(suite_errors) > 1 else ""
             raise TokbenchError(f"no suite could be loaded ({suite_errors[0]['suite']}: "

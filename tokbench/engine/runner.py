@@ -247,10 +247,7 @@ class _Run:
         meta.errors = []
         meta.warnings = _suite_warnings(suites, self.families)
         if self.settings.precision is not None:
-            if not any(hasattr(s, "order") for s in suites):
-                raise InputError("--precision reads a sample of a streamed corpus until its "
-                                 "intervals are narrow enough: add ?sample=SIZE to a text: "
-                                 "suite (e.g. -s 'text:DIR?sample=1%')")
+            check_precision(suites)
             meta.warnings += [f"suite {s.name!r} is sampled once (?sample=); --precision "
                               "reads more only of streamed corpora (text: files)"
                               for s in suites if "sample" in s.meta and not hasattr(s, "order")]
@@ -652,6 +649,14 @@ def _metric_rows(tok: str, suite: str, subset: str, stats: SubsetStats, metrics:
     extra = {"failed_docs": failed} if failed else {}
     return [Row(tok, suite, subset, m, v, dict(extra)) for m, v in values.items()
             if v is not None]
+
+
+def check_precision(suites: Sequence[AnySuite]) -> None:
+    """A precision needs a sampled streamed corpus to read more of."""
+    if not any(hasattr(s, "order") for s in suites):
+        raise InputError("--precision reads a sample of a streamed corpus until its "
+                         "intervals are narrow enough: add ?sample=SIZE to a text: "
+                         "suite (e.g. -s 'text:DIR?sample=1%')")
 
 
 def _design(suite: AnySuite) -> Design:
