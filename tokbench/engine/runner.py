@@ -432,9 +432,10 @@ class _Run:
         plan = _Plan(suite, families, frozenset(collectors), todo, shards,
                      state.progress(suite.name, key), subset_by, stats)
         if self.settings.precision is not None and hasattr(suite, "order"):
-            plan.shards = suite.order()
-            strata = len(suite.population)
-            plan.limit = min(len(plan.shards), max(suite.initial_size(), 2 * strata,
+            sampled: Any = suite
+            plan.shards = sampled.order()
+            strata = len(sampled.population)
+            plan.limit = min(len(plan.shards), max(sampled.initial_size(), 2 * strata,
                                                    MIN_PRECISION_BLOCKS))
             plan.settled = False
         return plan

@@ -67,8 +67,8 @@ class StratumMoments:
 def _add(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Exact integer addition (int64, or Python integers where int64 could overflow)."""
     if a.dtype == object or b.dtype == object or max(_peak(a), _peak(b)) >= _SAFE // 2:
-        return a.astype(object) + b.astype(object)
-    return a + b
+        return np.asarray(a.astype(object) + b.astype(object))
+    return np.asarray(a + b)
 
 
 def _peak(a: np.ndarray) -> int:
@@ -155,7 +155,7 @@ def _gram(rows: np.ndarray) -> np.ndarray:
         f = rows.astype(np.float64)
         return np.rint(f.T @ f).astype(np.int64)
     if _peak(total) < 2 ** 31:
-        return rows.T @ rows
+        return np.asarray(rows.T @ rows)
     obj = rows.astype(object)
     return np.asarray(obj.T.dot(obj))
 
@@ -279,7 +279,7 @@ def _collapse(m: Moments, design: Design
               ) -> list[tuple[int, float | None, np.ndarray, np.ndarray]]:
     """(n, f or None, Σz, Σzzᵀ) per stratum; strata with < 2 units pooled into one
     (its f: the pooled units over the pooled population)."""
-    out = []
+    out: list[tuple[int, float | None, np.ndarray, np.ndarray]] = []
     pool: list[tuple[int, float | None, np.ndarray, np.ndarray]] = []
     for h, sm in sorted(m.strata.items()):
         (pool if sm.n < 2 else out).append((sm.n, design.f(h), sm.s, sm.g))

@@ -227,7 +227,7 @@ def load_suite(spec: str | Suite | StreamingSuite, *, errors: str | None = None,
     else:
         loader = SCHEMES.get(scheme)
         suite = _call(loader, f"{scheme}:{target}", target, errors=errors_value, **merged)
-    sampling = {k: generic.pop(k) for k in ("sample", "seed") if k in generic}
+    sampling: dict[str, Any] = {k: generic.pop(k) for k in ("sample", "seed") if k in generic}
     suite = _select(suite, generic, f"suite {spec!r}")
     if sampling:
         suite = _sample(suite, sampling, f"suite {spec!r}")

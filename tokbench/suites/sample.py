@@ -154,12 +154,12 @@ def _line_start(f: Any, offset: int) -> int:
     if offset == 0:
         return 0
     f.seek(offset - 1)
-    pos = offset - 1
+    pos: int = offset - 1
     while True:
         chunk = f.read(BLOCK_BYTES)
         if not chunk:
             return pos
-        nl = chunk.find(b"\n")
+        nl: int = chunk.find(b"\n")
         if nl >= 0:
             return pos + nl + 1
         pos += len(chunk)
