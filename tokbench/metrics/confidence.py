@@ -6,8 +6,8 @@ it rests on; in a stratified sample the value itself is the weighted estimate
 Σ_h Σa / f_h over Σ_h Σb / f_h) and, per subset, compares each tokenizer with a
 reference on the same units: the best tokenizer of the subset for that metric, or the
 one the user names (``vs``, ``vs_ratio`` = this tokenizer's value over the reference's,
-``vs_low``/``vs_high`` its paired interval, ``vs_distinct`` whether the interval excludes 1). Metrics that are
-not corpus ratios (token totals, vocabulary facts, premium, Rényi efficiency, timings,
+``vs_low``/``vs_high`` its paired interval, ``vs_distinct`` whether the interval
+excludes 1). Metrics that are not corpus ratios (token totals, vocabulary facts, premium, Rényi efficiency, timings,
 which carry their own spread) get neither.
 """
 
