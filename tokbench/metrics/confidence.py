@@ -1,13 +1,13 @@
 """Confidence intervals and paired comparisons on a suite's metric rows.
 
-The run gives every corpus-ratio row (a metric with ``MetricInfo.ratio``) its interval
-(``ci_low``, ``ci_high`` at ``ci_level``; ``ci_method``; ``ci_units``: the sampled units
-it rests on; in a stratified sample the value itself is the weighted estimate
-Σ_h Σa / f_h over Σ_h Σb / f_h) and, per subset, compares each tokenizer with a
-reference on the same units: the best tokenizer of the subset for that metric, or the
-one the user names (``vs``, ``vs_ratio`` = this tokenizer's value over the reference's,
-``vs_low``/``vs_high`` its paired interval, ``vs_distinct`` whether the interval
-excludes 1). Metrics that are not corpus ratios (token totals, vocabulary facts, premium, Rényi efficiency, timings,
+The run gives every corpus-ratio row (a metric with ``MetricInfo.ratio``) its interval:
+``ci_low``, ``ci_high`` at ``ci_level``, ``ci_method``, and ``ci_units`` (the sampled units
+it rests on). In a stratified sample the value itself is the weighted estimate
+Σ_h Σa / f_h over Σ_h Σb / f_h. Per subset, each tokenizer is compared with a reference on
+the same units (the subset's best tokenizer for that metric, or the one the user names):
+``vs``, ``vs_ratio`` (this tokenizer's value over the reference's), ``vs_low``/``vs_high``
+(its paired interval) and ``vs_distinct`` (whether that interval excludes 1). Metrics that
+are not corpus ratios (token totals, vocabulary facts, premium, Rényi efficiency, timings,
 which carry their own spread) get neither.
 """
 
