@@ -184,3 +184,28 @@ def test_runs_compare_each_tokenizer_with_the_best_on_the_same_documents() -> No
     assert row.extra["vs_distinct"] is True
     ref = run(["bytes", "chars"], [_suite(texts)], ["compression"], reference="bytes")
     assert _row(ref, "chars", "chars_per_token").extra["vs"] == "bytes"
+
+
+def test_ratio_to_size_estimate_by_hand() -> None:
+    # blocks of known bytes: stratum totals are size_h · Σz / Σbytes (Cochran's separate
+    # ratio estimate); the variance uses residuals against the bytes of each block
+    from tokbench.metrics.intervals import SIZE, linearized_variance
+
+    a1, b1, s1 = np.array([40, 44, 39]), np.array([10, 11, 10]), np.array([100, 110, 98])
+    a2, b2, s2 = np.array([9, 12, 10, 8]), np.array([9, 12, 11, 8]), np.array([50, 64, 58, 45])
+    m = _moments({"a": np.r_[a1, a2], "b": np.r_[b1, b2], SIZE: np.r_[s1, s2]},
+                 ["h1"] * 3 + ["h2"] * 4)
+    design = Design({"h1": 3 / 10, "h2": 4 / 8}, size={"h1": 1000.0, "h2": 450.0})
+    ya = 1000 * a1.sum() / s1.sum() + 450 * a2.sum() / s2.sum()
+    yb = 1000 * b1.sum() / s1.sum() + 450 * b2.sum() / s2.sum()
+    r = ya / yb
+    var = 0.0
+    for a, b, s, size, f in ((a1, b1, s1, 1000, 0.3), (a2, b2, s2, 450, 0.5)):
+        w = size / s.sum()
+        u = (a - a.sum() / s.sum() * s) / yb - r * (b - b.sum() / s.sum() * s) / yb
+        var += a.size * (1 - f) * (w * u).var(ddof=1)
+    v, units, df = linearized_variance(m, {"a": 1 / yb, "b": -r / yb}, design)
+    assert v == pytest.approx(var, rel=1e-10)
+    assert (units, df) == (7, 5)
+    iv = ratio_interval(m, ["a"], ["b"], design)
+    assert iv is not None and iv.value == pytest.approx(r)

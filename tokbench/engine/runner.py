@@ -665,8 +665,11 @@ def _design(suite: AnySuite) -> Design:
     sample = suite.describe().get("sample") if hasattr(suite, "sample_info") else \
         suite.meta.get("sample")
     if isinstance(sample, dict) and "strata" in sample:
-        return Design({h: n / big for h, (n, big) in sample["strata"].items() if big},
-                      "delta method; stratified sample of blocks (clusters of documents)")
+        strata = sample["strata"]
+        return Design({h: v[0] / v[1] for h, v in strata.items() if v[1]},
+                      "delta method; stratified sample of blocks (clusters of documents), "
+                      "totals from each stratum's bytes",
+                      size={h: float(v[2]) for h, v in strata.items()})
     if isinstance(sample, dict):
         return Design({"": sample["units"] / sample["population_units"]},
                       "delta method; simple random sample of " + str(sample["method"]).split(

@@ -30,7 +30,7 @@ from tokbench.metrics.compute import (
 )
 from tokbench.metrics.conventions import DEFAULT as DEFAULT_CONVENTION
 from tokbench.metrics.conventions import FertilityConvention, Span, count_alone, word_spans
-from tokbench.metrics.intervals import Moments, unit_rows, var_name
+from tokbench.metrics.intervals import SIZE, Moments, unit_rows, var_name
 from tokbench.metrics.stats import UnitStats, bound_failures
 from tokbench.suites.model import Document
 
@@ -191,10 +191,14 @@ def shard_moments(task: ShardTask, docs: list[Document], groups: dict[str, np.nd
     if task.unit == "align":
         units = np.asarray([d.align if d.align is not None else f"\0{i}"
                             for i, d in enumerate(docs)], dtype=object)
+    if task.unit == "shard":  # a block of a sampled corpus: its size is known in advance
+        names.append(SIZE)
+        table = np.concatenate([table, np.zeros((len(docs), 1), np.int64)], axis=1)
     out = {}
     for subset, idx in groups.items():
         if task.unit == "shard":
             rows = table[idx].sum(axis=0, keepdims=True)
+            rows[0, -1] = task.nbytes
         else:
             rows = unit_rows(table[idx], None if units is None else units[idx])
         out[subset] = Moments.of_units(names, rows, [task.stratum] * rows.shape[0])

@@ -42,6 +42,8 @@ MIN_UNITS = 10
 DEFAULT_LEVEL = 0.95
 #: separates tokenizer and statistic in a variable name
 SEP = "\t"
+#: the variable holding a unit's size in bytes (blocks of a sampled corpus)
+SIZE = "\tsize"
 #: above this an int64 sum could overflow; such sums are kept as Python integers
 _SAFE = 2 ** 62
 
@@ -193,6 +195,9 @@ class Design:
 
     fraction: Mapping[str, float] | None = None
     method: str = "documents"
+    #: known total of the ``SIZE`` variable (bytes) of each stratum: totals are then
+    #: estimated per stratum as size_h · Σz / Σsize (a separate ratio-to-size estimate)
+    size: Mapping[str, float] | None = None
 
     @property
     def sampled(self) -> bool:
@@ -233,16 +238,20 @@ class Interval:
 
 
 def totals(m: Moments, variables: Sequence[str], design: Design) -> np.ndarray:
-    """Estimated totals of ``variables`` (expanded by 1 / f_h in a sample)."""
+    """Estimated totals of ``variables``: expanded by 1 / f_h in a sample, or by
+    size_h / Σsize where the strata's sizes are known."""
     idx = [m.names.index(v) for v in variables]
     out = np.zeros(len(idx))
     for h, sm in m.strata.items():
-        w = _weight(design, h, sm.n)
+        w = _weight(design, h, sm, m)
         out += w * np.asarray([float(sm.s[i]) for i in idx])
     return out
 
 
-def _weight(design: Design, h: str, n: int) -> float:
+def _weight(design: Design, h: str, sm: StratumMoments, m: Moments) -> float:
+    if design.size is not None and SIZE in m.names:
+        span = float(sm.s[m.names.index(SIZE)])
+        return design.size.get(h, 0.0) / span if span else 0.0
     f = design.f(h)
     return 1.0 if f is None or f <= 0 else 1.0 / f
 
@@ -252,13 +261,13 @@ def linearized_variance(m: Moments, grad: Mapping[str, float], design: Design
     """v(θ) for the gradient ``grad`` (variable -> ∂g/∂T at the estimate); also the
     units and the degrees of freedom (Σ n_h − strata used)."""
     names = list(grad)
-    idx = [m.names.index(v) for v in names]
+    aux = design.size is not None and SIZE in m.names
+    idx = [m.names.index(v) for v in names] + ([m.names.index(SIZE)] if aux else [])
     gvec = np.asarray([grad[v] for v in names], dtype=np.float64)
-    groups = _collapse(m, design)
     var = 0.0
     units = 0
     used = 0
-    for n, f, s, g in groups:
+    for n, f, size, s, g in _collapse(m, design):
         units += n
         if n < 2:
             continue
@@ -267,30 +276,41 @@ def linearized_variance(m: Moments, grad: Mapping[str, float], design: Design
         ss = [int(s[i]) for i in idx]
         cov = np.asarray([[(int(g[i, j]) * n - ss[a] * ss[b]) for b, j in enumerate(idx)]
                           for a, i in enumerate(idx)], dtype=np.float64) / (n * (n - 1))
-        q = float(gvec @ cov @ gvec)
+        if aux:
+            # ratio-to-size: unit i contributes w (z_i - r_h size_i), w = size_h / Σ size
+            span = float(ss[-1])
+            w = (size or 0.0) / span if span else 0.0
+            r = np.asarray(ss[:-1], dtype=np.float64) / span if span else 0 * gvec
+            coef = np.append(w * gvec, -w * float(gvec @ r))
+        else:
+            coef = gvec / f if f else gvec
+        q = float(coef @ cov @ coef)
         if f is None:
             var += n * q
         elif f > 0:
-            var += n * (1 - min(f, 1.0)) / f ** 2 * q
+            var += n * (1 - min(f, 1.0)) * q
     return max(var, 0.0), units, units - used
 
 
-def _collapse(m: Moments, design: Design
-              ) -> list[tuple[int, float | None, np.ndarray, np.ndarray]]:
-    """(n, f or None, Σz, Σzzᵀ) per stratum; strata with < 2 units pooled into one
-    (its f: the pooled units over the pooled population)."""
-    out: list[tuple[int, float | None, np.ndarray, np.ndarray]] = []
-    pool: list[tuple[int, float | None, np.ndarray, np.ndarray]] = []
+Group = tuple[int, float | None, float | None, np.ndarray, np.ndarray]
+
+
+def _collapse(m: Moments, design: Design) -> list[Group]:
+    """(n, f or None, known size or None, Σz, Σzzᵀ) per stratum; strata with < 2 units
+    pooled into one (its f: the pooled units over the pooled population)."""
+    out: list[Group] = []
+    pool: list[Group] = []
+    sizes = design.size or {}
     for h, sm in sorted(m.strata.items()):
-        (pool if sm.n < 2 else out).append((sm.n, design.f(h), sm.s, sm.g))
+        (pool if sm.n < 2 else out).append((sm.n, design.f(h), sizes.get(h), sm.s, sm.g))
     if pool:
         n = sum(p[0] for p in pool)
         big = None if design.fraction is None else n / sum(p[0] / (p[1] or 1.0) for p in pool)
-        s = pool[0][2]
-        g = pool[0][3]
+        size = None if design.size is None else sum(p[2] or 0.0 for p in pool)
+        s, g = pool[0][3], pool[0][4]
         for p in pool[1:]:
-            s, g = _add(s, p[2]), _add(g, p[3])
-        out.append((n, big, s, g))
+            s, g = _add(s, p[3]), _add(g, p[4])
+        out.append((n, big, size, s, g))
     return out
 
 

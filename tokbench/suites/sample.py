@@ -6,8 +6,9 @@ translations, so premiums still compare the same texts). A streamed corpus is ne
 read whole: each file is cut, by offset alone, into blocks of ``BLOCK_BYTES`` (a line
 belongs to the block its first byte falls in; a block finds its first line by reading
 back to the previous newline), files into strata of at most ``STRATUM_BYTES``, and
-blocks are drawn in a seeded order that keeps every prefix a proportional stratified
-sample (each stratum in its own random order; strata interleaved by share). A sample
+blocks are drawn in a seeded order: two of every stratum first, then strata interleaved
+by share, each in its own random order (a stratified sample; strata read in different
+shares are weighted by their known sizes in bytes). A sample
 is a prefix of that order, so ``--precision`` can read more of the same order until the
 intervals are narrow enough. What was drawn (method, seed, size, units per stratum) is
 recorded in the suite's ``sample`` entry; the same spec draws the same sample.
@@ -203,9 +204,9 @@ class SampledStreamingSuite(StreamingSuite):
         return cls(**fields, spec=spec)
 
     @cached_property
-    def _blocks(self) -> tuple[list[BlockRange], dict[str, int], int]:
+    def _blocks(self) -> tuple[list[BlockRange], dict[str, list[int]], int]:
         blocks: list[BlockRange] = []
-        population: dict[str, int] = {}
+        population: dict[str, list[int]] = {}  # stratum -> [blocks, bytes]
         total = 0
         for entry in self.files:
             size = _file_size(entry.path)
@@ -214,10 +215,12 @@ class SampledStreamingSuite(StreamingSuite):
             per = math.ceil(math.ceil(size / self.block_bytes) / n_strata) if size else 0
             for j in range(math.ceil(size / self.block_bytes)):
                 stratum = entry.rel if n_strata == 1 else f"{entry.rel}#{j // per}"
-                population[stratum] = population.get(stratum, 0) + 1
+                start, end = j * self.block_bytes, min(size, (j + 1) * self.block_bytes)
+                counts = population.setdefault(stratum, [0, 0])
+                counts[0] += 1
+                counts[1] += end - start
                 blocks.append(BlockRange(
-                    entry.path, entry.rel, j * self.block_bytes,
-                    min(size, (j + 1) * self.block_bytes), size, stratum, entry.file_lang,
+                    entry.path, entry.rel, start, end, size, stratum, entry.file_lang,
                     self.domain_opt or entry.domain, entry.jsonl, self.errors, self.lang,
                     self.domain_opt, self.only_languages, self.only_domains))
         return _draw_order(blocks, population, self.spec.seed), population, total
@@ -228,7 +231,8 @@ class SampledStreamingSuite(StreamingSuite):
 
     @property
     def population(self) -> dict[str, int]:
-        return dict(self._blocks[1])
+        """Blocks of each stratum."""
+        return {h: n for h, (n, _) in self._blocks[1].items()}
 
     def initial_size(self) -> int:
         """Blocks of the spec's sample size."""
@@ -261,15 +265,17 @@ class SampledStreamingSuite(StreamingSuite):
             drawn = {}
             for b in shards:
                 drawn[b.stratum] = drawn.get(b.stratum, 0) + 1
-        population = self.population
+        population = self._blocks[1]
         return {"method": f"stratified sample of blocks of {self.block_bytes // 1024} KiB "
                           f"(strata: files, cut every {STRATUM_BYTES // 2 ** 20} MiB), "
                           "proportional allocation, without replacement; unit: a block "
-                          "(all its documents)",
+                          "(all its documents); totals estimated per stratum from its "
+                          "bytes (separate ratio-to-size estimate)",
                 "seed": self.spec.seed, "size": self.spec.text, "units": len(shards),
-                "population_units": sum(population.values()),
+                "population_units": sum(n for n, _ in population.values()),
                 "bytes": sum(b.nbytes for b in shards),
-                "strata": {h: [drawn.get(h, 0), n] for h, n in sorted(population.items())}}
+                "strata": {h: [drawn.get(h, 0), n, size]
+                           for h, (n, size) in sorted(population.items())}}
 
     def describe(self) -> dict[str, Any]:
         out = super().describe()
@@ -277,10 +283,11 @@ class SampledStreamingSuite(StreamingSuite):
         return out
 
 
-def _draw_order(blocks: list[BlockRange], population: dict[str, int], seed: int
+def _draw_order(blocks: list[BlockRange], population: dict[str, list[int]], seed: int
                 ) -> list[BlockRange]:
-    """Blocks in drawing order: each stratum shuffled; the k-th block of a stratum of N
-    comes at (k + u) / N (u uniform per stratum), so every prefix is proportional."""
+    """Blocks in drawing order: each stratum shuffled; first two blocks of every stratum
+    (so that each stratum's spread can be estimated), then the k-th block of a stratum
+    of N comes at (k + u) / N (u uniform per stratum): later prefixes are proportional."""
     rng = np.random.default_rng(seed)
     by_stratum: dict[str, list[BlockRange]] = {}
     for b in blocks:
@@ -289,7 +296,8 @@ def _draw_order(blocks: list[BlockRange], population: dict[str, int], seed: int
     for s, (h, members) in enumerate(sorted(by_stratum.items())):
         perm = rng.permutation(len(members))
         u = float(rng.uniform())
-        big_n = population[h]
-        keyed += [((k + u) / big_n, s, members[i]) for k, i in enumerate(perm.tolist())]
+        big_n = population[h][0]
+        keyed += [((k + u) / big_n if k >= 2 else k - 2.0, s, members[i])
+                  for k, i in enumerate(perm.tolist())]
     keyed.sort(key=lambda x: (x[0], x[1]))
     return [b for _, _, b in keyed]
