@@ -89,7 +89,8 @@ def main() -> int:
             rel = (float(r.value or 0) - full_value) / full_value
             inside = r.extra["ci_low"] <= full_value <= r.extra["ci_high"]
             half = (r.extra["ci_high"] - r.extra["ci_low"]) / 2
-            print(f"  {r.metric:<16} sampled {r.value:.6f} ± {half:.6f}  full {full_value:.6f}  difference {100 * rel:+.4f}%  "
+            print(f"  {r.metric:<16} sampled {r.value:.6f} ± {half:.6f}  full "
+                  f"{full_value:.6f}  difference {100 * rel:+.4f}%  "
                   f"within {args.precision}: {abs(rel) <= target}  interval holds it: {inside}")
     finally:
         if not args.keep:
