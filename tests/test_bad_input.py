@@ -172,8 +172,8 @@ CLI_ROWS = [
      "sample=0% must be a share above 0% and at most 100%"),
     (["run", "-t", "bytes", "-s", "numbers?sample=20", "--no-history", "-o", "{tmp}/run"],
      "sample=20 needs a unit: % (share) or B, KB, MB, GB"),
-    (["run", "-t", "bytes", "-s", "numbers?seed=3", "--no-history", "-o", "{tmp}/run"],
-     "seed= only applies with sample="),
+    (["run", "-t", "bytes", "-s", "multilingual?seed=3", "--no-history", "-o", "{tmp}/run"],
+     "unknown option 'seed'"),
     (["run", "-t", "bytes", "-s", "numbers?sample=5%&seed=x", "--no-history",
       "-o", "{tmp}/run"], "seed"),
 ]

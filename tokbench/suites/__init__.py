@@ -52,7 +52,7 @@ SCHEMES.register("code", "tokbench.suites.external:load_code")
 SCHEMES.register("hf-dataset", "tokbench.suites.external:load_hf_dataset", aliases=("hf",))
 SCHEMES.register("manifest", "tokbench.suites.external:load_manifest_dir")
 
-GENERIC_OPTIONS = ("errors", "languages", "domains", "limit", "name", "sample", "seed")
+GENERIC_OPTIONS = ("errors", "languages", "domains", "limit", "name", "sample")
 
 __all__ = ["BUILTIN_SUITES", "SCHEMES", "SUITES", "Document", "Suite", "list_suites",
            "load_suite", "load_suites", "parse_spec"]
@@ -188,8 +188,7 @@ def _sample(suite: Suite | StreamingSuite, options: dict[str, Any], where: str
     size = opts.get_str("sample")
     seed = opts.get_int("seed", 0)
     opts.finish()
-    if size is None:
-        raise InputError(f"{where}: seed= only applies with sample= (e.g. ?sample=1%&seed=3)")
+    assert size is not None
     return sample_suite(suite, SampleSpec.parse(size, seed, where))
 
 
@@ -218,6 +217,8 @@ def load_suite(spec: str | Suite | StreamingSuite, *, errors: str | None = None,
         merged["errors"] = errors
     errors_value = check_errors(str(merged.pop("errors", "strict")))
     generic = {k: merged.pop(k) for k in GENERIC_OPTIONS[1:] if k in merged}
+    if "sample" in generic and "seed" in merged:  # with sample=, seed= seeds the sample
+        generic["seed"] = merged.pop("seed")
     if scheme is None:
         if target not in SUITES:
             hint = ("for a file or folder use text:PATH, code:DIR or flores200:DIR"
