@@ -60,8 +60,8 @@ def test_sample_of_an_in_memory_suite_is_seeded_and_uniform() -> None:
     assert a.sha256 != full.sha256
     res = run(["bytes"], [a], ["compression"])
     row = _value(res)
-    assert row.extra["ci_method"] == ("delta method; simple random sample of aligned text "
-                                      "(a text and its translations)s")
+    assert row.extra["ci_method"] == ("delta method; simple random sample; unit: aligned "
+                                      "text (a text and its translations)")
     assert res.meta.suites[a.name].sample == info
 
 

@@ -671,9 +671,9 @@ def _design(suite: AnySuite) -> Design:
                       "totals from each stratum's bytes",
                       size={h: float(v[2]) for h, v in strata.items()})
     if isinstance(sample, dict):
+        unit = str(sample["method"]).split("unit: ")[-1]
         return Design({"": sample["units"] / sample["population_units"]},
-                      "delta method; simple random sample of " + str(sample["method"]).split(
-                          "unit: ")[-1] + "s")
+                      f"delta method; simple random sample; unit: {unit}")
     if suite.parallel:
         return Design(None, "delta method; unit: the translations of one text")
     return Design(None, "delta method; unit: a document")

@@ -21,7 +21,10 @@ For R = A / B, ∇g = (1/B, −R/B) and this is Cochran's v(R) = (1 − f) s_d²
 d_i = a_i − R b_i (with N_h = n_h / f_h this is Cochran's N_h² (1 − f_h) / n_h). A
 suite read whole has weight 1 and no finite-population correction (its documents stand
 for an unlimited population); a sample has f_h = n_h / N_h, N_h the units of the
-stratum. The interval is θ ± t·√v with t the Student quantile
+stratum. Where each stratum's total size in bytes is known (blocks of a file), totals are
+estimated per stratum as size_h · Σz / Σsize (Cochran's separate ratio estimate, §6.10):
+the residuals are then taken against each unit's bytes, so blocks of unequal length add
+no spread. The interval is θ ± t·√v with t the Student quantile
 (``scipy.stats.t``) at Σ n_h − H degrees of freedom. Strata with fewer than two
 sampled units are pooled into one (collapsed strata, Cochran §5A.12).
 """
