@@ -141,3 +141,15 @@ def test_compare_judges_other_samples_on_their_intervals(tmp_path: Path) -> None
 def test_reference_must_be_one_of_the_run() -> None:
     with pytest.raises(UnknownNameError, match="did you mean 'bytes'"):
         run(["bytes"], ["numbers"], ["compression"], reference="byts")
+
+
+def test_verify_redraws_the_same_sample(tmp_path: Path) -> None:
+    from tokbench.ci.verify import verify
+    from tokbench.results import Results
+
+    root = corpus(tmp_path, files=4, lines=3000)
+    res = run(["bytes"], [f"text:{root}?sample=30%&seed=5"], ["compression"], precision=0.05)
+    info = res.meta.suites[f"text:{root.name}"].sample
+    assert info["seed"] == 5 and info["precision"] == 0.05
+    again = verify(Results.from_dict(res.to_dict()))
+    assert again.ok and again.checks, (again.problems, [c for c in again.checks if not c.ok])
