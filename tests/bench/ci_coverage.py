@@ -44,7 +44,7 @@ def main() -> int:
     truth = {(r.tokenizer, r.subset, r.metric): r.value for r in full.rows
              if r.metric in METRICS and r.value is not None}
     print(f"full corpus: {len(suite.documents)} documents, {len(suite.languages())} languages, "
-          f"{time.perf_counter() - t0:.1f} s")
+          f"{time.perf_counter() - t0:.1f} s", flush=True)
     hits: dict[tuple[str, str, bool], list[bool]] = {}
     widths: dict[tuple[str, str], list[float]] = {}
     t1 = time.perf_counter()
@@ -60,11 +60,13 @@ def main() -> int:
             if r.subset == "all":
                 widths.setdefault((r.tokenizer, r.metric), []).append(
                     (r.extra["ci_high"] - r.extra["ci_low"]) / 2 / truth[key])
+        if (seed + 1) % 25 == 0:
+            print(f"  {seed + 1} samples, {time.perf_counter() - t1:.0f} s", flush=True)
         if seed == 0:
             units = sample.meta["sample"]["units"]
             print(f"one sample: {units} aligned texts of "
                   f"{sample.meta['sample']['population_units']} "
-                  f"({len(sample.documents)} documents)")
+                  f"({len(sample.documents)} documents)", flush=True)
     elapsed = time.perf_counter() - t1
     print(f"{args.samples} samples of {args.share} in {elapsed:.0f} s")
     print(f"{'tokenizer':<14} {'metric':<16} {'all: covered':>13} {'mean ±rel':>10} "
