@@ -5,11 +5,12 @@ A test declares it with ``@pytest.mark.needs("flores")`` (see ``conftest.py``), 
 to set; under ``CI=true`` the same reason fails it, so CI never passes by skipping.
 
 >>> sorted(RESOURCES)
-['flores', 'japanese_bert', 'large_downloads', 'shared']
+['flores', 'japanese_bert', 'large_downloads', 'morph', 'shared']
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -51,6 +52,12 @@ RESOURCES: dict[str, Resource] = {
         "a copy of cl-tohoku/bert-base-japanese-v3 (no package registry carries it)",
         "set TOKBENCH_SHARED to the folder whose tokenizers/ holds it",
         lambda: (shared_dir() / "tokenizers" / "cl-tohoku-bert-base-japanese-v3").is_dir()),
+    "morph": Resource(
+        "the morphological analyzers (fugashi + unidic-lite, sudachipy + sudachidict-core, "
+        "kiwipiepy + kiwipiepy-model)", 'pip install "tokbench[morph]"',
+        lambda: all(importlib.util.find_spec(m) is not None for m in (
+            "fugashi", "unidic_lite", "sudachipy", "sudachidict_core", "kiwipiepy",
+            "kiwipiepy_model"))),
     "large_downloads": Resource(
         "downloads of over 100 MB (gemma-3's 253 MB model file)",
         "set TOKBENCH_LARGE_DOWNLOADS=1 to allow them",

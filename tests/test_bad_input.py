@@ -88,6 +88,44 @@ def _preset(name: str) -> Callable[[Path], Any]:
     return run
 
 
+def _gold(content: bytes, name: str = "gold.csv") -> Callable[[Path], Any]:
+    def run(tmp: Path) -> Any:
+        from tokbench.suites.morph_gold import read_gold
+
+        (tmp / name).write_bytes(content)
+        return read_gold(tmp / name)
+    return run
+
+
+def _analyzer_without(module: str, make: Callable[[], Any]) -> Callable[[Path], Any]:
+    """Load a morphological analyzer as if ``module`` were not installed."""
+    def run(tmp: Path) -> Any:
+        import sys
+
+        saved = sys.modules.get(module)
+        sys.modules[module] = None  # type: ignore[assignment]  # import now fails
+        try:
+            return make().load()
+        finally:
+            if saved is None:
+                del sys.modules[module]
+            else:
+                sys.modules[module] = saved
+    return run
+
+
+def _sudachi() -> Any:
+    from tokbench.suites.morphemes import SudachiAnalyzer
+
+    return SudachiAnalyzer("A")
+
+
+def _kiwi() -> Any:
+    from tokbench.suites.morphemes import KiwiAnalyzer
+
+    return KiwiAnalyzer()
+
+
 ROWS: list[tuple[str, Callable[[Path], Any], type[TokbenchError], str]] = [
     ("C array not in the header", _recipe("c-byte-array", b"static const unsigned char a[] = "
                                                          b"{ 0x41 };", symbol="b"),
@@ -116,6 +154,22 @@ ROWS: list[tuple[str, Callable[[Path], Any], type[TokbenchError], str]] = [
      HashMismatchError, r"vocab\.txt: sha256 mismatch, expected 0{64}"),
     ("unknown preset", _preset("japanes"), UnknownNameError,
      "unknown preset 'japanes'; did you mean 'japanese'"),
+    # morpheme boundaries (issue 23): gold files and analyzers
+    ("gold segmentation that does not spell its word",
+     _gold(b"word,segmentation\ncats,cat+s\nwalked,walk+d\n"), InputError,
+     r"gold\.csv:3: segmentation 'walk\+d' does not spell the word 'walked'"),
+    ("MorphScore item whose parts do not spell the word",
+     _gold(b",full_word,pt1,rest\n0,walked,walk,et\n"), InputError,
+     r"gold\.csv:2: segmentation 'walk\+et' does not spell the word 'walked'"),
+    ("gold JSONL line that is not JSON", _gold(b'{"word": "cats"\n', "gold.jsonl"),
+     InputError, r"gold\.jsonl:1: not JSON"),
+    ("gold file of unknown type", _gold(b"cats cat+s\n", "gold.txt"), InputError,
+     r"unknown gold file type \.txt; use \.csv, \.tsv or \.jsonl"),
+    ("Sudachi not installed", _analyzer_without("sudachipy", _sudachi), TokbenchError,
+     r"'sudachipy' is not installed \(needed for Sudachi morpheme boundaries\); run: "
+     r'pip install "tokbench\[morph\]"'),
+    ("Kiwi not installed", _analyzer_without("kiwipiepy", _kiwi), TokbenchError,
+     r'run: pip install "tokbench\[morph\]"'),
 ]
 
 
@@ -153,6 +207,8 @@ CLI_ROWS = [
     (["run", "-t", "bytes", "-s", "numbers", "--fertility", "isolated", "--no-history",
       "-o", "{tmp}/run"], "ENCODING one of context, alone, alone_space"),
     (["verify", "{tmp}/nonexistent"], "nonexistent: no such results file; pass a results.json"),
+    (["run", "-t", "bytes", "-s", "numbers", "--morph-gold", "{tmp}/missing.csv",
+      "--no-history", "-o", "{tmp}/run"], "missing.csv: cannot read it (No such file"),
     # speed profiles: tokbench bench
     (["bench", "--parts", "latency,warp", "-t", "gpt2"],
      "--parts: unknown part(s) warp; choose from latency, rate, threads, scaling, footprint"),
@@ -587,6 +643,25 @@ CASES: list[Case] = [
               "array",
          setup=_tampered(lambda d: d.update(failures=[{"tokenizer": "bytes", "doc_id": []}]),
                          "bad.json")),
+    # issue 21
+    # 13. a text: folder of other extensions names them and the option that reads them
+    Case("text-folder-without-txt", ["run", "-t", "bytes", "-s", "text:fl", *FAST,
+                                     "-o", "out"],
+         says="text:fl: no .txt or .jsonl files in this folder; it holds .dev, .devtest "
+              "files: read them as text (one document per line) with ?glob=*.dev,*.devtest",
+         files={"fl/eng_Latn.dev": "one\ntwo\n", "fl/jpn_Jpan.devtest": "三\n"}),
+    Case("text-folder-glob", ["run", "-t", "bytes", "-s", "text:fl?glob=*.dev,*.devtest",
+                              *FAST, "--no-plots", "-o", "out"], exit=0,
+         files={"fl/eng_Latn.dev": "one\ntwo\n", "fl/jpn_Jpan.devtest": "三\n",
+                "fl/notes.md": "not read\n"},
+         check=lambda tmp, out: _results("out")(tmp)["meta"]["suites"]["text:fl"][
+             "documents"] == 3),
+    #     an unknown metric is refused before any tokenizer is fetched (test_answers.py
+    #     checks that nothing is fetched)
+    Case("unknown-metric", ["run", "-t", "gpt2", "-s", "unicode", "-m", "compresion", "-o",
+                            "out"],
+         says="unknown metric 'compresion'; did you mean 'compression'?",
+         env={"TOKBENCH_OFFLINE": "1"}),
 ]
 
 

@@ -282,6 +282,7 @@ def test_sweep_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert main(args) == 0
     captured = capsys.readouterr()
     assert "Recommended: bpe-" in captured.out and "warning:" in captured.err
+    assert "Answer: train at" in captured.out  # one reconciled answer, with its reasons
     for name in ("sweep.json", "sweep.md", "sweep.png", "sweep_bytes_per_token.png",
                  "sweep_fertility.png", "sweep_cost.png"):
         assert (out / name).is_file(), name
@@ -290,6 +291,11 @@ def test_sweep_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert [c["params"] for c in sw["cost"]] == [300 * 512, 512 * 512]
     md = (out / "sweep.md").read_text(encoding="utf-8")
     assert "## Gain of each doubling" in md and "| jpn_Jpan |" in md and "**Recommended:" in md
+    answer = sw["answer"]
+    assert answer["size"] == sw["recommendation"]["size"] and answer["source"] == "sweep"
+    assert f"**Answer: train at {answer['size']:,} tokens** (the sweep's rule)." in md
+    if answer["size"] == 512:  # the largest size tried: say so, and what to add
+        assert answer["extend"] == ["1k", "2k"] and "the largest size tried" in md
 
     assert main(["sweep", "--corpus", corpus, "--sizes", "512,300", "--out", str(out)]) == 2
     err = capsys.readouterr().err.strip()

@@ -58,3 +58,25 @@ def test_a_changed_suite_is_refused(run_dir: Path, tmp_path: Path,
     out = " ".join(capsys.readouterr().out.split())
     assert "suite 'numbers' (numbers): content sha256" in out
     assert "is not the recorded 000000000000" in out
+
+
+def test_a_gold_file_run_reproduces_and_a_changed_gold_file_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    gold = tmp_path / "gold.csv"
+    gold.write_text("word,segmentation\nwalked,walk+ed\ncats,cat+s\n", encoding="utf-8")
+    out = tmp_path / "run"
+    assert main(["run", "-t", "bytes,chars", "-s", "numbers", "-m", "compression",
+                 "--morph-gold", str(gold), "-o", str(out), "--no-history", "--no-plots",
+                 "--no-html"]) == 0
+    rows = json.loads((out / "results.json").read_text(encoding="utf-8"))["rows"]
+    # chars cuts every character: both gold boundaries hit, 2 of 8 cuts are gold ones
+    got = {r["metric"]: r["value"] for r in rows
+           if r["suite"] == "morph-gold" and r["tokenizer"] == "chars"}
+    assert (got["morphscore"], got["morph_gold_recall"], got["morph_gold_precision"]) == (
+        1.0, 1.0, 0.25)
+    capsys.readouterr()
+    assert main(["verify", str(out)]) == 0
+    gold.write_text("word,segmentation\nwalked,wal+ked\ncats,cat+s\n", encoding="utf-8")
+    assert main(["verify", str(out)]) != 0
+    said = " ".join(capsys.readouterr().out.split())  # the console wraps long lines
+    assert f"--morph-gold {gold}: sha256" in said and "is not the recorded" in said

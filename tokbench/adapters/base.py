@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import unicodedata
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from tokbench.errors import InputError
 
@@ -239,6 +240,59 @@ def align_spans(text: bytes, pieces: Sequence[bytes]) -> list[tuple[int, int]]:
     if pending:
         _close_pending(spans, pending, pos, n, text)
     return spans
+
+
+def normalized_offsets(text: str, pieces: Sequence[bytes],
+                       form: Literal["NFC", "NFD", "NFKC", "NFKD"] = "NFKC"
+                       ) -> list[tuple[int, int]] | None:
+    """Character offsets of ``pieces`` placed on ``text`` as a normalizer that applies
+    Unicode ``form`` (and maybe lower-casing) left it, mapped back to ``text``; None when
+    the pieces do not spell that form either.
+
+    The text is normalized one cluster at a time (characters the normalizer joins, so
+    か + ゙ and ﾎ + ﾟ still become が and ポ), which gives every normalized character the
+    cluster it came from; a piece covers the clusters its characters came from.
+    """
+    clusters: list[tuple[int, int]] = []
+    for i, ch in enumerate(text):
+        # a character the normalizer joins to what precedes it (a mark composing with its
+        # base, half-width ﾞ ﾟ, Hangul jamo) stays in the preceding cluster
+        if clusters:
+            a = clusters[-1][0]
+            joined = unicodedata.normalize(form, text[a:i + 1])
+            if joined != unicodedata.normalize(form, text[a:i]) + unicodedata.normalize(form, ch):
+                clusters[-1] = (a, i + 1)
+                continue
+        clusters.append((i, i + 1))
+    for fold in (False, True):
+        norm: list[str] = []
+        origin: list[tuple[int, int]] = []
+        for a, b in clusters:
+            piece = unicodedata.normalize(form, text[a:b])
+            if fold:
+                piece = piece.lower()
+            norm.append(piece)
+            origin += [(a, b)] * len(piece)
+        ntext = "".join(norm)
+        nbytes = ntext.encode("utf-8", "surrogatepass")
+        spans = align_spans(nbytes, pieces)
+        if not spans_reproduce(nbytes, pieces, spans):
+            continue
+        # byte offsets in the normalized text -> its characters -> the original clusters
+        starts: list[int] = []  # the character holding each byte
+        for k, c in enumerate(ntext):
+            starts += [k] * len(c.encode("utf-8", "surrogatepass"))
+        starts.append(len(ntext))
+        out = []
+        for s, e in spans:
+            if e <= s:
+                a = origin[starts[s]][0] if starts[s] < len(origin) else len(text)
+                out.append((a, a))
+                continue
+            first, last = starts[s], starts[e - 1]
+            out.append((origin[first][0], origin[last][1]))
+        return out
+    return None
 
 
 def spans_reproduce(text: bytes, pieces: Sequence[bytes], spans: Sequence[tuple[int, int]]) -> bool:

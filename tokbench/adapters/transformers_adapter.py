@@ -32,6 +32,7 @@ from tokbench.adapters.base import (
     Tokenizer,
     align_spans,
     first_line,
+    normalized_offsets,
     out_of_vocab,
     sha256_file,
     spans_reproduce,
@@ -55,8 +56,26 @@ TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "spiece.model",
                    "sentencepiece.bpe.model", "vocab.json", "vocab.txt")
 
 
+#: transformers' switch for its advisory warnings (read when it logs one)
+_NO_ADVICE = "TRANSFORMERS_NO_ADVISORY_WARNINGS"
+
+
 def _import_transformers() -> Any:
-    return require("transformers", purpose="Hugging Face tokenizers by folder or hub id")
+    """``transformers``, imported without its advisory "PyTorch was not found" line (a
+    tokenizer needs no PyTorch; printed in every worker it would land inside the progress
+    display). Only the import is quietened: the variable is restored right after, and
+    transformers' own logging settings are left as the user has them."""
+    import os
+
+    before = os.environ.get(_NO_ADVICE)
+    os.environ[_NO_ADVICE] = "1"
+    try:
+        return require("transformers", purpose="Hugging Face tokenizers by folder or hub id")
+    finally:
+        if before is None:
+            os.environ.pop(_NO_ADVICE, None)
+        else:
+            os.environ[_NO_ADVICE] = before
 
 
 def load(path_or_obj: Any, *, name: str, source: SourceInfo | None = None,
@@ -270,10 +289,18 @@ class TransformersTokenizer(Tokenizer):
         return out
 
     def encode_batch_offsets(self, texts: Sequence[str], threads: int = 1) -> list[Encoded]:
-        """A fast tokenizer's ids and character offsets from one call per text (a slow one
-        has no offsets)."""
+        """A fast tokenizer's ids and character offsets from one call per text. A slow one
+        has no offsets: where its pieces do not spell the text (its normalizer changed it,
+        e.g. the Japanese BERT's NFKC), they are placed on the text's NFKC form and mapped
+        back (``normalized_offsets``); else the pieces' bytes place them."""
         if not self.is_fast:
-            return super().encode_batch_offsets(texts, threads)
+            out = super().encode_batch_offsets(texts, threads)
+            for t, enc in zip(texts, out, strict=True):
+                pieces = [self.token_bytes(i) for i in enc.ids]
+                data = t.encode("utf-8")
+                if not spans_reproduce(data, pieces, align_spans(data, pieces)):
+                    enc.offsets = normalized_offsets(t, pieces)
+            return out
         out = []
         for t in texts:
             r = self._call(t, offsets=True)

@@ -64,6 +64,7 @@ def inputs(results: Results) -> tuple[list[Any], list[Any], list[str]]:
     version that no longer matches what was recorded."""
     from tokbench.loading.loader import load_tokenizer
     from tokbench.suites import load_suite
+    from tokbench.suites.morph_gold import GOLD_SUITE, read_gold
 
     meta = results.meta
     problems: list[str] = []
@@ -84,6 +85,12 @@ def inputs(results: Results) -> tuple[list[Any], list[Any], list[str]]:
         toks.append(tok)
     suites = []
     for name, sinfo in meta.suites.items():
+        if name == GOLD_SUITE:  # the --morph-gold file, read again by the rerun's settings
+            gold = read_gold(sinfo.source or "")
+            if sinfo.sha256 and gold.sha256 != sinfo.sha256:
+                problems.append(f"--morph-gold {sinfo.source}: sha256 {gold.sha256[:12]} is "
+                                f"not the recorded {sinfo.sha256[:12]}")
+            continue
         spec = sinfo.spec or name
         suite = load_suite(spec)
         if sinfo.sha256 and suite.sha256 != sinfo.sha256:

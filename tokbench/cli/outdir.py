@@ -4,7 +4,8 @@
 
 * a lock file ``.OUT.lock`` beside ``OUT`` (``flock``, released by the kernel when the
   process dies, so a lock left by a killed run is simply taken over) records the pid,
-  host and start time of the holder; a second run names them and stops;
+  host and start time of the holder; a second run names them and stops; a run that ends
+  removes it (a killed one leaves it, harmless);
 * the run writes into ``.OUT.partial`` beside ``OUT`` (its checkpoints too, so ``--resume``
   after ``kill -9`` finds them); ``publish()`` swaps that folder in for ``OUT``, so
   files of an earlier run (stale plots) never mix with this run's.
@@ -15,6 +16,7 @@ anything else in it is refused rather than deleted.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import platform
@@ -68,18 +70,23 @@ class OutputFolder:
     # -- locking ---------------------------------------------------------------------------
     def __enter__(self) -> OutputFolder:
         self.check()
-        try:
-            self.out.parent.mkdir(parents=True, exist_ok=True)
-            f = open(self.lock_path, "a+", encoding="utf-8")  # held until exit
-        except OSError as e:
-            raise InputError(f"--out {self.out}: cannot write there ({e.strerror or e})") \
-                from None
-        if not _try_lock(f):
-            f.seek(0)
-            holder = _describe_holder(f.read())
-            f.close()
-            raise OutputLockedError(f"--out {self.out} is being written by another tokbench "
-                                    f"run ({holder}); wait for it or choose another --out")
+        while True:
+            try:
+                self.out.parent.mkdir(parents=True, exist_ok=True)
+                f = open(self.lock_path, "a+", encoding="utf-8")  # held until exit
+            except OSError as e:
+                raise InputError(f"--out {self.out}: cannot write there ({e.strerror or e})") \
+                    from None
+            if not _try_lock(f):
+                f.seek(0)
+                holder = _describe_holder(f.read())
+                f.close()
+                raise OutputLockedError(f"--out {self.out} is being written by another "
+                                        f"tokbench run ({holder}); wait for it or choose "
+                                        "another --out")
+            if _same_file(f, self.lock_path):
+                break
+            f.close()  # its holder removed it on exit after we opened it: lock the new one
         f.seek(0)
         f.truncate()
         f.write(json.dumps({"pid": os.getpid(), "host": platform.node(),
@@ -91,8 +98,12 @@ class OutputFolder:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         if self._lock_file is not None:
-            # the file stays: unlinking it would let a run lock a new file while another
-            # still holds the old one
+            # removed while still locked, then released: a run that opened the old file
+            # meanwhile sees that it is no longer the one at the path and locks a new one
+            # (``_same_file``); a run killed here leaves the file, which the next run takes
+            # over since the kernel released the lock
+            with contextlib.suppress(OSError):
+                os.unlink(self.lock_path)
             self._lock_file.close()  # closing releases the lock
             self._lock_file = None
 
@@ -157,6 +168,14 @@ def _try_lock(f: IO[str]) -> bool:
     except BlockingIOError:
         return False
     return True
+
+
+def _same_file(f: IO[str], path: Path) -> bool:
+    """Whether the open file ``f`` is still the file at ``path`` (not removed or replaced)."""
+    try:
+        return os.path.samestat(os.fstat(f.fileno()), os.stat(path))
+    except OSError:
+        return False
 
 
 def _describe_holder(text: str) -> str:

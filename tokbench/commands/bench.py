@@ -122,38 +122,47 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _print_summary(con: Any, results: Any) -> None:
-    """One line per tokenizer: the headline figures, each with its clock."""
-    from rich import box
+    """The verdict (fastest per request size), then one line per tokenizer: the headline
+    figures, each with its clock; split into several tables when too wide."""
     from rich.markup import escape
-    from rich.table import Table
 
+    from tokbench.cli.console import print_fitted
+    from tokbench.cli.verdict import print_verdict
+    from tokbench.metrics.verdict import verdict
+
+    print_verdict(con, verdict(results))
     by = {r.key: r for r in results.rows}
-    table = Table(title="speed (wall clock unless marked CPU)", title_justify="left",
-                  box=box.SIMPLE_HEAD)
-    for head in ("tokenizer", "paragraph p50 µs", "p99 µs", "MB/s 1 thread (CPU)",
-                 "batch MB/s native / process @max", "superlinear", "load s", "RSS MB"):
-        table.add_column(head, justify="left" if head in ("tokenizer", "superlinear")
-                         else "right")
 
     def val(tok: str, subset: str, metric: str, fmt: str = "{:.1f}") -> str:
         r = by.get((tok, "speed", subset, metric))
         return fmt.format(r.value) if r is not None and isinstance(r.value, (int, float)) \
             else "–"
 
-    for tok in results.meta.tokenizers:
-        counts = sorted({int(r.extra.get("threads_asked", 0)) for r in results.rows
-                         if r.tokenizer == tok and r.metric == "batch_mb_s"})
-        top = counts[-1] if counts else 0
-        batch = (f"{val(tok, f'native:{top}', 'batch_mb_s')} / "
-                 f"{val(tok, f'process:{top}', 'batch_mb_s')} @{top}") if counts else "–"
-        ign = any(r.extra.get("ignored") for r in results.rows
-                  if r.tokenizer == tok and r.metric == "batch_mb_s")
-        sup = [r.subset for r in results.rows if r.tokenizer == tok
-               and r.metric == "scaling_exponent" and r.extra.get("superlinear")]
-        table.add_row(escape(tok), val(tok, "paragraph", "encode_p50_us"),
-                      val(tok, "paragraph", "encode_p99_us"),
-                      val(tok, "all", "encode_mb_s", "{:.2f}"),
-                      batch + (" (threads ignored)" if ign else ""),
-                      escape(", ".join(sup)) or "none", val(tok, "all", "load_s", "{:.3f}"),
-                      val(tok, "all", "rss_mb"))
-    con.print(table)
+    toks = list(results.meta.tokenizers)
+    counts = sorted({int(r.extra.get("threads_asked", 0)) for r in results.rows
+                     if r.metric == "batch_mb_s"})
+    top = counts[-1] if counts else 0
+    ignored = {r.tokenizer for r in results.rows
+               if r.metric == "batch_mb_s" and r.extra.get("ignored")}
+    columns: list[tuple[str, list[str]]] = [
+        ("paragraph p50 µs", [val(t, "paragraph", "encode_p50_us") for t in toks]),
+        ("p99 µs", [val(t, "paragraph", "encode_p99_us") for t in toks]),
+        ("MB/s 1 thread (CPU)", [val(t, "all", "encode_mb_s", "{:.2f}") for t in toks])]
+    if counts:
+        columns += [
+            (f"batch MB/s native @{top}",
+             [val(t, f"native:{top}", "batch_mb_s") + ("*" if t in ignored else "")
+              for t in toks]),
+            (f"batch MB/s process @{top}", [val(t, f"process:{top}", "batch_mb_s")
+                                             for t in toks])]
+    columns += [
+        ("superlinear", [escape(", ".join(r.subset for r in results.rows if r.tokenizer == t
+                                          and r.metric == "scaling_exponent"
+                                          and r.extra.get("superlinear")) or "none")
+                         for t in toks]),
+        ("load s", [val(t, "all", "load_s", "{:.3f}") for t in toks]),
+        ("RSS MB", [val(t, "all", "rss_mb") for t in toks])]
+    print_fitted(con, "speed (wall clock unless marked CPU)", "tokenizer", toks, columns)
+    if ignored:
+        con.print(f"* its native batch ignored the thread setting at {top} threads (it used "
+                  "about one core)", highlight=False)

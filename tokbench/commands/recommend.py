@@ -37,28 +37,31 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     from rich.markup import escape
-    from rich.table import Table
 
-    from tokbench.cli.console import console, err_console
+    from tokbench.cli.console import console, err_console, print_fitted
     from tokbench.cli.scaling import print_scaling, scaling_settings
     from tokbench.engine.runner import run
+    from tokbench.metrics.trust import Trust
     from tokbench.render.scaling import (
         PLACEMENT_HEADER,
         PLACEMENT_NOTE,
+        best_line,
+        caveat_notes,
         placement_rows,
         recommend_markdown,
         render_recommend_plots,
     )
     from tokbench.suites import split_suite_specs
-    from tokbench.vocab.scaling import pooled_tokens_per_char, recommend_section
+    from tokbench.vocab.scaling import mark_caveats, pooled_tokens_per_char, recommend_section
 
     settings = scaling_settings(args)  # bad numbers fail before anything is loaded
     sweep_tpc = _sweep_f(args.sweep) if args.sweep else None
     tokenizers = [t.strip() for t in (args.tokenizers or ",".join(DEFAULT_TOKENIZERS))
                   .split(",") if t.strip()]
     suites = split_suite_specs([args.suites]) if args.suites else [DEFAULT_SUITE]
-    with err_console().status("measuring tokens per character…"):
-        results = run(tokenizers=tokenizers, suites=suites, metrics=["compression"])
+    with err_console().status("measuring tokens per character and losslessness…"):
+        results = run(tokenizers=tokenizers, suites=suites,
+                      metrics=["compression", "roundtrip", "unknown"])
     err = err_console()
     for e in results.meta.errors:
         err.print(f"[yellow]warning: {escape(str(e.tokenizer))}: {escape(e.error)}[/]",
@@ -67,6 +70,7 @@ def main(args: argparse.Namespace) -> int:
              if info.vocab_size is not None}
     section = recommend_section(settings, vocab, pooled_tokens_per_char(results.rows),
                                 sweep_tpc)
+    mark_caveats(section, Trust.of(results), results.meta.suites)
     results.meta.recommend = section
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -78,15 +82,18 @@ def main(args: argparse.Namespace) -> int:
     files += [*pngs, md]
 
     con = console()
-    table = Table(title="tokenizers at this model size, fewest training FLOPs per character "
-                  "first", title_justify="left")
-    for i, col in enumerate(PLACEMENT_HEADER):
-        table.add_column(col, justify="left" if i == 0 else "right")
-    for row in placement_rows(section):
-        table.add_row(*(escape(c) for c in row))
+    rows = placement_rows(section)
     print_scaling(con, section)
-    con.print(table)
+    print_fitted(con, "tokenizers at this model size, fewest training FLOPs per character "
+                 "first", PLACEMENT_HEADER[0], [r[0] for r in rows],
+                 [(head, [escape(r[i]) for r in rows])
+                  for i, head in enumerate(PLACEMENT_HEADER[1:], 1)])
     con.print(PLACEMENT_NOTE, highlight=False)
+    for line in caveat_notes(section):
+        con.print(f"[yellow]{escape(line)}[/]", highlight=False)
+    best = best_line(section)
+    if best:
+        con.print(f"[bold green]{escape(best[0])}[/] {escape(best[1])}", highlight=False)
     con.print("wrote " + ", ".join(escape(str(f)) for f in files), highlight=False)
     return 0
 

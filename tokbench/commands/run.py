@@ -48,6 +48,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "by itself, without or after a space) and WORDS words (default: the "
                         "language's segmenter, punctuation no word), words+punct or "
                         "whitespace (str.split pieces, punctuation attached)")
+    p.add_argument("--morph-gold", metavar="FILE",
+                   help="also score each tokenizer on gold morpheme segmentations: MorphScore "
+                        "and boundary precision/recall/F1 (CSV/TSV word,segmentation like "
+                        "un+believ+able, MorphScore's full_word,pt1,rest, or JSONL)")
     p.add_argument("--ci", metavar="LEVEL", help="confidence level of the intervals of corpus "
                    "ratios (default 95%%; none: no intervals)")
     p.add_argument("--reference", metavar="TOKENIZER", help="compare every tokenizer with "
@@ -96,13 +100,21 @@ def main(args: argparse.Namespace) -> int:
     from tokbench.suites import load_suites
 
     conf = resolve_config(args)
+    from tokbench.metrics import resolve_families
+
+    resolve_families(conf.get("metrics"))  # an unknown metric fails before any fetching
     out = Path(conf.get("out") or DEFAULT_OUT)
     settings = Settings(premium_join=bool(conf.get("premium_join", False)),
                         throughput_repeats=int(conf.get("repeats", 5)),
                         threads=int(conf.get("threads", 1)),
                         fertility=str(conf.get("fertility", "context/words")),
+                        morph_gold=str(conf.get("morph_gold") or ""),
                         ci=None if conf.get("ci") == "none" else float(conf.get("ci", 0.95)),
                         reference=conf.get("reference"), precision=conf.get("precision"))
+    if settings.morph_gold:  # a bad gold file is said before any progress is drawn
+        from tokbench.suites.morph_gold import read_gold
+
+        read_gold(settings.morph_gold)
     if args.no_fetch:
         import os
 
@@ -153,8 +165,9 @@ def main(args: argparse.Namespace) -> int:
     if errors:
         failed = ", ".join(e.subject for e in errors)
         err_console().print(f"[bold red]tokbench: error:[/] {len(errors)} requested "
-                            f"tokenizer(s) or suite(s) failed: {escape(failed)}; the results "
-                            "of the rest are written", highlight=False, soft_wrap=True)
+                            f"tokenizer(s) or suite(s) failed: {escape(failed)} (why: above); "
+                            "the results of the rest are written", highlight=False,
+                            soft_wrap=True)
         return 2
     return baseline_exit
 
@@ -234,26 +247,41 @@ class _Progress:
         elif name == "unit":
             self._p.update(self._task, description=escape(
                 f"{info['tokenizer']} · {info['suite']}"))
-        elif name == "tokenizer_failed":
-            self._p.console.print(f"[yellow]{escape(str(info['tokenizer']))}: "
-                                  f"{escape(str(info['error']))}[/]", highlight=False)
+        elif name == "phase":  # timing throughput: a bar of its own, counted in units
+            self._p.update(self._task, description="measured")
+            self._task = self._p.add_task("timing throughput", total=info.get("units"),
+                                          count=True)
+        elif name == "timing":
+            self._p.update(self._task, description=escape(
+                f"timing {info['tokenizer']} · {info['suite']}"))
+        elif name == "timed":
+            self._p.advance(self._task)
+        elif name == "tokenizer_failed":  # why is said once, after the run
+            self._p.console.print(f"[yellow]{escape(str(info['tokenizer']))}: not loaded; "
+                                  "the rest runs (why: at the end)[/]", highlight=False)
 
     def __exit__(self, *exc: object) -> None:
         self._p.__exit__(None, None, None)
 
 
 def _print_summary(con: Any, results: Any, focus: dict[str, str] | None) -> None:
-    """One table per suite: tokenizers as rows, headline metrics of the focus subset."""
-    from rich import box
+    """The verdict, then one table per suite: tokenizers as rows, headline metrics of the
+    focus subset; a table too wide for the terminal is split into several (values are
+    never cut)."""
     from rich.markup import escape
-    from rich.table import Table as RichTable
 
+    from tokbench.cli.console import print_fitted
+    from tokbench.cli.verdict import print_legend, print_verdict
     from tokbench.metrics import metric_info
-    from tokbench.render.tables import format_cell, left_out_text, mark_best, tokenizer_order
+    from tokbench.metrics.trust import Trust
+    from tokbench.metrics.verdict import verdict
+    from tokbench.render.tables import format_cell, left_out_text, tokenizer_order
 
+    print_verdict(con, verdict(results))
     toks = tokenizer_order(results)
-    suites = results.meta.suites
-    for suite, info in suites.items():
+    trust = Trust.of(results)
+    symbols: list[str] = []
+    for suite, info in results.meta.suites.items():
         left_out = left_out_text(info.left_out or {})
         if left_out:
             con.print(f"[yellow]suite {escape(suite)}:[/] {escape(left_out)}", highlight=False)
@@ -267,21 +295,20 @@ def _print_summary(con: Any, results: Any, focus: dict[str, str] | None) -> None
         if not values:
             continue
         metrics = [m for m in SUMMARY_METRICS if m in values]
-        table = RichTable(title=escape(f"{suite} · {subset}"), title_justify="left",
-                          box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False,
-                          collapse_padding=True)
-        best = {m: mark_best(values[m], metric_info(m).direction) for m in metrics}
-        texts = {m: {tok: format_cell(values[m].get(tok), metric_info(m),
-                                      extras[m].get(tok)) for tok in toks}
-                 for m in metrics}
-        # values are never cut; a narrow terminal wraps the headers instead
-        table.add_column("tokenizer", no_wrap=True, min_width=max(map(len, toks)))
+        best = {m: trust.best(values[m], suite, subset, m) for m in metrics}
+        texts: dict[str, dict[str, str]] = {}
+        for m in metrics:
+            flags = trust.flags(suite, subset, m, values[m])
+            symbols += [c.symbols for c in flags.values()]
+            # the symbol before the value, so the digits of a column stay aligned
+            texts[m] = {tok: (flags[tok].symbols if tok in flags else "")
+                        + format_cell(values[m].get(tok), metric_info(m), extras[m].get(tok))
+                        for tok in toks}
+        columns = []
         for m in metrics:
             header = f"{SUMMARY_METRICS[m]} {metric_info(m).arrow}".strip()
-            width = max(*map(len, texts[m].values()), *map(len, header.split()))
-            table.add_column(header, justify="right", min_width=width)
-        for tok in toks:
-            cells = [f"[bold green]{texts[m][tok]}[/]" if tok in best[m] else texts[m][tok]
-                     for m in metrics]
-            table.add_row(escape(tok), *cells)
-        con.print(table)
+            cells = [f"[bold green]{escape(texts[m][tok])}[/]" if tok in best[m]
+                     else escape(texts[m][tok]) for tok in toks]
+            columns.append((header, cells))
+        print_fitted(con, f"{suite} · {subset}", "tokenizer", toks, columns)
+    print_legend(con, symbols)

@@ -38,6 +38,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "start, end, byte_start, byte_end}")
     p.add_argument("--no-fetch", action="store_true",
                    help="use only cached tokenizer files; never call pip")
+    p.add_argument("--morphemes", action="store_true",
+                   help="draw each tokenizer's cuts (│) under the analyzer's morpheme cuts, "
+                        "× where a token crosses a morpheme boundary (Japanese: MeCab "
+                        "UniDic-lite, Korean: Kiwi; pip install \"tokbench[morph]\")")
+    p.add_argument("--lang", help="language of TEXT for --morphemes, e.g. jpn_Jpan or "
+                                  "kor_Hang (default: from its script)")
 
 
 def read_text(arg: str) -> str:
@@ -162,6 +168,8 @@ def main(args: argparse.Namespace) -> int:
         specs = list(DEFAULT_TOKENIZERS)
     if not specs:
         raise InputError("--tokenizers is empty; give comma-separated names, e.g. gpt2,bytes")
+    if args.morphemes:
+        return _morphemes(text, args, [load_tokenizer(spec) for spec in specs])
     results = []
     for spec in specs:
         tok = load_tokenizer(spec)
@@ -188,4 +196,50 @@ def main(args: argparse.Namespace) -> int:
         if args.ids:
             con.print(f"[dim]ids:[/] {' '.join(str(t.id) for t in tz.tokens)}", highlight=False)
         con.print()
+    return 0
+
+
+def guess_lang(text: str) -> str | None:
+    """``jpn_Jpan`` for text with kana, ``kor_Hang`` for text with Hangul, else None."""
+    if any("\u3040" <= c <= "\u30ff" or "\uff66" <= c <= "\uff9f" for c in text):
+        return "jpn_Jpan"
+    if any("\uac00" <= c <= "\ud7a3" or "\u1100" <= c <= "\u11ff" for c in text):
+        return "kor_Hang"
+    return None
+
+
+def _morphemes(text: str, args: argparse.Namespace, toks: list[Any]) -> int:
+    """``show --morphemes``: token cuts under morpheme cuts, one aligned line each."""
+    from rich.text import Text
+
+    from tokbench.cli.console import console
+    from tokbench.engine.segview import morph_view
+    from tokbench.render.segmentation import view_lines
+    from tokbench.suites.morphemes import SCHEMES
+
+    lang = args.lang or guess_lang(text)
+    view = morph_view({t.name: t for t in toks}, text, lang) if lang else None
+    if view is None:
+        known = ", ".join(sorted(SCHEMES["morph"][0]))
+        raise InputError(f"--morphemes: no morphological analyzer for "
+                         f"{lang or 'this text (no kana or Hangul)'}; analyzers exist for "
+                         f"{known}: pass --lang jpn_Jpan or --lang kor_Hang")
+    if args.json:
+        from tokbench.results import dumps_json
+
+        sys.stdout.write(dumps_json({"text": text, "lang": lang, **view}) + "\n")
+        return 0
+    con = console()
+    lines = view_lines(text, view, [t.name for t in toks])
+    width = max(len(label) for label, _, _ in lines) + 2
+    for label, line, marks in lines:
+        row = Text(label.ljust(width), style="bold")
+        body = Text(line)
+        for a, b in marks:
+            body.stylize("bold red", a, b)
+        row.append_text(body)
+        con.print(row, highlight=False, soft_wrap=True)
+    for name, row in view["rows"].items():
+        if "error" in row:
+            con.print(Text(f"{name}: {row['error']}", style="red"), highlight=False)
     return 0

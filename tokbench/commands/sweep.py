@@ -87,6 +87,9 @@ def main(args: argparse.Namespace) -> int:
     use_threads(train_config.threads)
     check_sizes(sizes, minimum_vocab(train_config))  # the corpus's alphabet is checked later
     metrics = tuple(_csv([args.metrics])) if args.metrics else SWEEP_METRICS
+    from tokbench.metrics import resolve_families
+
+    resolve_families(metrics)  # an unknown name fails before any training
     scaling = scaling_settings(args)
     if args.d_model is not None:
         d_model, d_source = args.d_model, "given"
@@ -117,6 +120,11 @@ def main(args: argparse.Namespace) -> int:
         from tokbench.cli.scaling import print_scaling
 
         print_scaling(con, sw["scaling"])
+    from tokbench.render.sweep import answer_lines
+
+    con.print()  # the one answer last, where the eye lands
+    for line in answer_lines(sw):
+        con.print(line.replace("**", ""), highlight=False, markup=False)
     con.print("wrote " + ", ".join(escape(str(f)) for f in files), highlight=False)
     return 0
 
@@ -169,34 +177,31 @@ class _Progress:
 
 def _print_tables(con: Any, results: Any) -> None:
     """Bytes per token of every size on each suite's "all" and its worst languages, then cost."""
-    from rich.markup import escape
     from rich.table import Table
 
+    from tokbench.cli.console import print_fitted
     from tokbench.render.sweep import sweep_tables
     from tokbench.vocab.sweep import size_label
 
     t = sweep_tables(results)
     rec = int(t.sweep["recommendation"]["size"])
-    table = Table(title="bytes per token (higher is better); gain of each doubling",
-                  title_justify="left")
-    table.add_column("language")
-    for s in t.sizes:
-        table.add_column(("* " if s == rec else "") + size_label(s), justify="right")
     shown = list(t.bytes_per_token.items())
     if len(shown) > 16:  # "all" rows and the languages that gain most from the largest size
         heads = [kv for kv in shown if kv[0].endswith("all")]
         rest = sorted((kv for kv in shown if not kv[0].endswith("all")),
                       key=lambda kv: -(max(kv[1].values()) / min(kv[1].values())))
         shown = heads + rest[:12]
-    for g, values in shown:
+    columns = []
+    for s in t.sizes:
         cells = []
-        for s in t.sizes:
+        for g, values in shown:
             v = values.get(s)
             gain = t.gains.get(g, {}).get(s)
             cells.append("–" if v is None else f"{v:.2f}" + (f" ({gain:+.0f}%)"
                                                              if gain is not None else ""))
-        table.add_row(escape(g), *cells)
-    con.print(table)
+        columns.append((("* " if s == rec else "") + size_label(s), cells))
+    print_fitted(con, "bytes per token (higher is better); gain of each doubling; * the "
+                 "sweep's pick", "language", [g for g, _ in shown], columns)
     cost = Table(title="cost", title_justify="left")
     for col in ("size", "params (M)", "tokens / 1M bytes", "saved vs smallest", "this step"):
         cost.add_column(col, justify="right")

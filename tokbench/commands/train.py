@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 HELP = "train a tokenizer (bpe, unigram, wordpiece) on any corpus or suite spec"
 
@@ -44,5 +45,26 @@ def main(args: argparse.Namespace) -> int:
     con.print(f"wrote {escape(str(trained.path))} and {escape(str(trained.sidecar))}",
               highlight=False)
     con.print(f"sample: {len(sample.encode())} bytes -> {len(ids)} tokens: "
-              + escape(" | ".join(tok.token_str(i) for i in ids)), highlight=False)
+              + escape(" | ".join(readable(tok, ids))), highlight=False)
+    con.print("(each token as the text it stands for; · a space, <e6 9d> bytes of a character "
+              "split across tokens)", highlight=False)
     return 0
+
+
+def readable(tok: Any, ids: list[int]) -> list[str]:
+    """Each token as the text it stands for (not its vocabulary glyphs such as GPT-2's "Ġ"
+    or "Ã©"): spaces as "·", newlines and tabs as "⏎" and "→", bytes that are only part of
+    a character as hex; a token standing for no text (special, unknown) by its own name."""
+    out = []
+    for i in ids:
+        data = tok.token_bytes(i)
+        if not data:
+            out.append(tok.token_str(i))
+            continue
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            out.append("<" + " ".join(f"{b:02x}" for b in data) + ">")
+            continue
+        out.append(text.replace(" ", "·").replace("\n", "⏎").replace("\t", "→"))
+    return out

@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 _JAPANESE_SUITES = ["japanese", "multilingual?languages=eng_Latn,jpn_Jpan"]
-_JAPANESE_METRICS = ["compression", "fertility", "premium", "unknown", "roundtrip", "throughput"]
+_JAPANESE_METRICS = ["compression", "fertility", "morph", "morph_sudachi", "robustness", "premium",
+                     "unknown", "roundtrip", "throughput"]
 _JAPANESE_FOCUS = {"japanese": "all", "multilingual": "jpn_Jpan"}
 
 PRESETS: dict[str, dict[str, Any]] = {

@@ -21,6 +21,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from tokbench.constants import ALL, PIVOT, VOCAB_SUITE
 from tokbench.engine.state import RunState, SuiteProgress, unit_key
 from tokbench.engine.work import InlineDocs, ShardResult, ShardTask
@@ -41,6 +43,7 @@ if TYPE_CHECKING:
     from tokbench.adapters.base import Tokenizer
     from tokbench.engine.executors import Executor
     from tokbench.suites.model import Suite
+    from tokbench.suites.morph_gold import GoldFile
     from tokbench.suites.stream import StreamingSuite
 
     AnySuite = Suite | StreamingSuite
@@ -75,6 +78,7 @@ class Settings:
     throughput_subsets: bool = True  # also time each subset, not only "all"
     threads: int = 1
     fertility: str = "context/words"  # see tokbench.metrics.conventions
+    morph_gold: str = ""  # a gold segmentation file (tokbench.suites.morph_gold), scored too
     #: confidence level of the intervals of corpus ratios (None: no intervals)
     ci: float | None = 0.95
     #: paired comparisons against this tokenizer (None: each subset's best)
@@ -240,6 +244,11 @@ class _Run:
     def go(self, tok_specs: list[Any], suite_specs: list[Any],
            resume: Results | None, executor: Executor, state: RunState) -> Results:
         meta = self.results.meta
+        gold = None
+        if self.settings.morph_gold:  # a bad gold file stops the run before any work
+            from tokbench.suites.morph_gold import read_gold
+
+            gold = read_gold(self.settings.morph_gold)
         suites = [_load_suite(s) for s in suite_specs]
         _check_unique([s.name for s in suites], "suite", "add ?name=OTHER to one of the specs")
         meta.suites = {s.name: SuiteInfo.from_dict(s.describe()) for s in suites}
@@ -269,6 +278,8 @@ class _Run:
         if vocab:
             for name in self.toks:
                 self._vocab_unit(name, resume)
+        if gold is not None:
+            self._gold_unit(gold)
         try:
             pending = [p for p in plans if p.tokenizers and not p.finished]
             for p in plans:
@@ -281,6 +292,10 @@ class _Run:
             raise
         finally:
             executor.close()
+        timed = [p for p in plans if "throughput" in p.families and p.tokenizers]
+        if timed:  # a phase of its own: the shard work is done, timing takes a while
+            self.notify("phase", {"name": "throughput",
+                                  "units": sum(len(p.tokenizers) for p in timed)})
         for p in plans:
             self._throughput(p)
         self._speed(plans)
@@ -452,8 +467,9 @@ class _Run:
         info = old.suites.get(suite.name)
         segmenters = old.segmenters or {}
         for lang in info.languages if info is not None else []:
-            if lang in segmenters:
-                self.segmenters[lang] = segmenters[lang]
+            for key, seg in segmenters.items():  # LANG, and LANG/SCHEME (morph analyzers)
+                if key == lang or key.startswith(f"{lang}/"):
+                    self.segmenters[key] = seg
 
     # -- turning statistics into rows ------------------------------------------------
 
@@ -584,6 +600,31 @@ class _Run:
         self.notify("advance", {"steps": 1})
         self._checkpoint()
 
+    def _gold_unit(self, gold: GoldFile) -> None:
+        """MorphScore and boundary P/R/F1 of every tokenizer on the --morph-gold file."""
+        from tokbench.metrics.morph_score import score_gold
+        from tokbench.suites.morph_gold import GOLD_SUITE
+
+        langs = sorted({w.lang for w in gold.words if w.lang})
+        self.results.meta.suites[GOLD_SUITE] = SuiteInfo(
+            name=GOLD_SUITE, sha256=gold.sha256, source=gold.path,
+            documents=len(gold.words), languages=langs)
+        groups = {ALL: np.arange(len(gold.words))}
+        for lang in langs:
+            groups[lang] = np.asarray([i for i, w in enumerate(gold.words) if w.lang == lang])
+        metrics = metrics_of(["morph_gold"])
+        for name, tok in self.toks.items():
+            per_word = score_gold(tok, [w.word for w in gold.words],
+                                  [w.boundaries for w in gold.words])
+            ctx = MetricContext(tok.vocab_size, tok.unk_id is not None)
+            for subset, idx in groups.items():
+                sums = {k: int(v[idx].sum()) for k, v in per_word.items()}
+                sums["ok"] = sums["docs"] = int(idx.size)
+                self.results.rows.extend(_metric_rows(name, GOLD_SUITE, subset,
+                                                      SubsetStats(sums), metrics, ctx))
+            self.notify("unit", {"tokenizer": name, "suite": GOLD_SUITE})
+        self._checkpoint()
+
     def _throughput(self, plan: _Plan) -> None:
         """Encode speed on one thread, timed here after the shard work is done (so no
         worker competes for the CPU): the whole suite (a sample) and, for parallel
@@ -594,6 +635,7 @@ class _Run:
 
         targets = _throughput_texts(plan.suite, self.settings.throughput_subsets)
         for name in plan.tokenizers:
+            self.notify("timing", {"tokenizer": name, "suite": plan.suite.name})
             t0 = time.perf_counter()
             for subset, texts in targets.items():
                 try:
@@ -611,6 +653,7 @@ class _Run:
                                              "throughput_tokens_s", tp.tokens_s, dict(extra)))
             self.timings.throughput += time.perf_counter() - t0
             self.finished_units.append([name, plan.suite.name])
+            self.notify("timed", {"tokenizer": name, "suite": plan.suite.name})
             self._checkpoint()
 
     def _speed(self, plans: list[_Plan]) -> None:
@@ -796,6 +839,13 @@ def _suite_warnings(suites: Sequence[AnySuite], families: Sequence[str]) -> list
             if suite.parallel and PIVOT not in suite.languages():
                 out.append(f"suite {suite.name!r} has no {PIVOT} documents, so premium is not "
                            f"computed; include English (e.g. ?languages={PIVOT},...) to get it")
+    morph = [f for f in ("morph", "morph_sudachi") if f in families]
+    if morph:
+        from tokbench.suites.morphemes import scheme_warnings
+
+        langs = sorted({lang for s in suites for lang in s.languages()})
+        for family in morph:
+            out += scheme_warnings(family, langs)
     return out
 
 

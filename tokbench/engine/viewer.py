@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from tokbench.suites.model import Document, Suite
 
 VIEWER_SCHEMA = "tokbench.engine.viewer"
-VIEWER_VERSION = 1
+VIEWER_VERSION = 2  # 2: samples carry the segmentation view (``morph``)
 VIEWER_FILE = "viewer.json"
 
 PER_SUBSET = 2
@@ -304,16 +304,21 @@ def build_viewer(tokenizers: Mapping[str, Tokenizer], suites: Sequence[Suite], *
                  subsets: Mapping[str, Collection[str]] | None = None,
                  names: Sequence[str] | None = None, notes: Sequence[str] = (),
                  run: Mapping[str, Any] | None = None, per_subset: int = PER_SUBSET,
-                 max_samples: int = MAX_SAMPLES, max_chars: int = MAX_CHARS) -> dict[str, Any]:
+                 max_samples: int = MAX_SAMPLES, max_chars: int = MAX_CHARS,
+                 morphemes: bool = False) -> dict[str, Any]:
     """Viewer data: sample texts of each suite with every tokenizer's segments.
 
     ``tokenizers`` maps the names used in results to loaded tokenizers; ``names`` is
     the full list in run order (those missing from ``tokenizers`` could not be
     loaded, and ``notes`` should say why). ``subsets[suite]`` limits the subsets
     sampled. ``run`` identifies what the data was built for (see ``run_identity``).
+    ``morphemes``: samples in a language with a morphological analyzer also carry the
+    segmentation view (``tokbench.engine.segview``), and the analyzer's example
+    sentences of those languages are added as the suite ``examples``.
     """
     order = list(names) if names is not None else list(tokenizers)
-    out_suites = []
+    out_suites: list[dict[str, Any]] = []
+    notes_out = list(notes)
     for suite in suites:
         wanted = (subsets or {}).get(suite.name)
         samples = []
@@ -333,11 +338,52 @@ def build_viewer(tokenizers: Mapping[str, Tokenizer], suites: Sequence[Suite], *
                 rows[name] = {"n": len(tz.tokens), "segs": segments_json(tz)}
             samples.append({"subset": subset, "doc_id": doc.id, "lang": doc.lang,
                             "text": text, "truncated": truncated, "rows": rows})
+            if morphemes:
+                _add_morph(samples[-1], tokenizers, order, notes_out)
         out_suites.append({"name": suite.name, "subset_by": suite.subset_by,
                            "samples": samples})
+    if morphemes:
+        out_suites += _examples(tokenizers, order, {s["lang"] for suite in out_suites
+                                                    for s in suite["samples"]}, notes_out)
     return {"schema": VIEWER_SCHEMA, "version": VIEWER_VERSION, "tokenizers": order,
-            "loaded": [n for n in order if n in tokenizers], "notes": list(notes),
+            "loaded": [n for n in order if n in tokenizers], "notes": notes_out,
             "run": dict(run or {}), "suites": out_suites}
+
+
+def _add_morph(sample: dict[str, Any], tokenizers: Mapping[str, Tokenizer], order: list[str],
+               notes: list[str]) -> None:
+    """Put the segmentation view on ``sample`` when its language has an analyzer."""
+    from tokbench.engine.segview import morph_view
+
+    loaded = {n: tokenizers[n] for n in order if n in tokenizers}
+    try:
+        view = morph_view(loaded, sample["text"], sample["lang"])
+    except TokbenchError as e:  # the analyzer is not installed: said once
+        note = f"segmentation view: {first_line(e)}"
+        if note not in notes:
+            notes.append(note)
+        return
+    if view is not None:
+        sample["morph"] = view
+
+
+def _examples(tokenizers: Mapping[str, Tokenizer], order: list[str], langs: set[str],
+              notes: list[str]) -> list[dict[str, Any]]:
+    """The analyzers' example sentences of ``langs``, as the suite ``examples``."""
+    from tokbench.suites.morphemes import EXAMPLES
+
+    samples = []
+    for lang in sorted(langs & set(EXAMPLES)):
+        for k, text in enumerate(EXAMPLES[lang]):
+            sample: dict[str, Any] = {
+                "subset": lang, "doc_id": f"example-{k + 1}", "lang": lang, "text": text,
+                "truncated": False,
+                "rows": {n: {"n": len(tz.tokens), "segs": segments_json(tz)}
+                         for n in order if n in tokenizers
+                         for tz in [tokenize(tokenizers[n], text, n)]}}
+            _add_morph(sample, tokenizers, order, notes)
+            samples.append(sample)
+    return [{"name": "examples", "subset_by": "lang", "samples": samples}] if samples else []
 
 
 # -- from a results file ---------------------------------------------------------------------
@@ -395,6 +441,11 @@ def load_run_tokenizer(name: str, info: TokenizerInfo,
 
 
 def _suite_spec(name: str, info: SuiteInfo) -> str:
+    """The spec to load the run's suite again: the one the run recorded (with its options,
+    such as ``?languages=``, so a filtered suite is the same suite), else its name or
+    source."""
+    if info.spec:
+        return info.spec
     source = info.source or "builtin"
     return name if source == "builtin" else source
 
@@ -484,7 +535,8 @@ def viewer_from_results(results: Results, *,
             notes.append(note)
     return build_viewer(loaded, suites, subsets=subsets, names=list(meta.tokenizers),
                         notes=notes, run=run_identity(results), per_subset=per_subset,
-                        max_samples=max_samples, max_chars=max_chars)
+                        max_samples=max_samples, max_chars=max_chars,
+                        morphemes="morph" in (meta.metric_families or []))
 
 
 def save_viewer(data: Mapping[str, Any], out_dir: str | Path) -> Path:

@@ -36,6 +36,7 @@ from tokbench.suites.model import Document
 
 if TYPE_CHECKING:
     from tokbench.adapters.base import Encoded, Tokenizer
+    from tokbench.suites.variants import Variant
 
 
 class ShardSource(Protocol):
@@ -164,12 +165,17 @@ def process_shard(task: ShardTask) -> ShardResult:
     conv = FertilityConvention.parse(task.fertility)
     layout, spans, segmenters = _layout(docs, task.collectors, conv, timings)
     groups = _groups(docs, task.subset_by)
+    variants = None
+    if "variants" in task.collectors:
+        from tokbench.metrics.robustness import make_variants
+
+        variants = make_variants(texts, [d.lang for d in docs], [d.id for d in docs])
     stats = {}
     columns = []
     for name in task.tokenizers:
         stats[name], doc_counts = _measure(task, docs, texts, layout, groups,
                                            toolkit.tokenizers[name], toolkit.tables[name],
-                                           name, timings, conv, spans)
+                                           name, timings, conv, spans, variants)
         if task.moments:
             columns.append(doc_columns(doc_counts, task.moments))
     result = ShardResult(task.suite, task.index, task.nbytes, stats, counts,
@@ -227,8 +233,26 @@ def _layout(docs: list[Document], collectors: frozenset[str], conv: FertilityCon
                                for lang in dict.fromkeys(d.lang for d in docs)})
         spans = word_spans(conv, texts, segmented)
     layout = SuiteLayout.build(texts, spans, "digits" in collectors)
+    schemes = morph_schemes(collectors)
+    if schemes:
+        from tokbench.metrics.morph import MorphLayout
+
+        layout.morph = MorphLayout.build(texts, [d.lang for d in docs], schemes, layout.data,
+                                         layout.offsets, layout.char_base, layout.byte_base)
+        segmenters.update({f"{lang}/{scheme}": label for lang, by in layout.morph.labels.items()
+                           for scheme, label in by.items()})
     timings["words"] = time.perf_counter() - t0
     return layout, spans, segmenters
+
+
+MORPH_COLLECTORS = ("morph", "morph_sudachi")
+
+
+def morph_schemes(collectors: frozenset[str]) -> list[str]:
+    """The gold-boundary schemes the ``collectors`` measure."""
+    from tokbench.suites.morphemes import FAMILY_SCHEMES
+
+    return [s for c in MORPH_COLLECTORS if c in collectors for s in FAMILY_SCHEMES[c]]
 
 
 def _groups(docs: list[Document], subset_by: str) -> dict[str, np.ndarray]:
@@ -275,13 +299,14 @@ def encode_all(tok: Tokenizer, texts: list[str], threads: int = 1, offsets: bool
 def _measure(task: ShardTask, docs: list[Document], texts: list[str], layout: SuiteLayout,
              groups: dict[str, np.ndarray], tok: Tokenizer, table: TokenTable, name: str,
              timings: dict[str, float], conv: FertilityConvention = DEFAULT_CONVENTION,
-             spans: list[Sequence[Span] | None] | None = None
+             spans: list[Sequence[Span] | None] | None = None,
+             variants: dict[str, list[Variant | None]] | None = None
              ) -> tuple[UnitStats, DocCounts]:
     t0 = time.perf_counter()
     # every token needs a span for words and digit runs; otherwise only the tokens of
     # documents with unknown tokens do (unk_chars): those few documents are encoded
     # again with offsets rather than asking offsets of every document
-    every_span = bool({"words", "digits"} & task.collectors)
+    every_span = bool({"words", "digits", "variants", *MORPH_COLLECTORS} & task.collectors)
     encoded, errors = encode_all(tok, texts, task.threads, offsets=every_span)
     if not every_span and "unk_spans" in task.collectors and tok.unk_id is not None:
         unk = [i for i, e in enumerate(encoded) if e is not None and tok.unk_id in e.ids]
@@ -324,6 +349,12 @@ def _measure(task: ShardTask, docs: list[Document], texts: list[str], layout: Su
         counts.words, counts.continued, counts.single = alone.words, alone.continued, alone.single
         counts.word_tokens = alone.tokens
         timings["encode"] = timings.get("encode", 0.0) + time.perf_counter() - t1
+    if variants is not None:
+        from tokbench.metrics.robustness import variant_stats
+
+        t1 = time.perf_counter()
+        counts.per_doc.update(variant_stats(tok, table, texts, encoded, variants, task.threads))
+        timings["variants"] = timings.get("variants", 0.0) + time.perf_counter() - t1
     if decoded is not None:
         for i in np.flatnonzero(counts.ok & ~counts.roundtrip).tolist():
             got = decoded[i]

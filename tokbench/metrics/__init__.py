@@ -85,8 +85,9 @@ def metrics_of(families: Iterable[str]) -> list[MetricInfo]:
     return [m for m in all_metrics() if (m.family or m.name) in wanted]
 
 
-#: families only run when asked for by name (minutes, not seconds): not in the default
-OPT_IN_FAMILIES = ("speed",)
+#: families only run when asked for by name (minutes, not seconds; or needing the optional
+#: analyzers of the ``morph`` extra): not in the default
+OPT_IN_FAMILIES = ("speed", "morph", "morph_sudachi", "morph_gold", "robustness")
 
 
 def resolve_families(selection: Iterable[str] | None) -> list[str]:

@@ -24,6 +24,7 @@ from tokbench.metrics.stats import RUN_KINDS, SubsetStats, collectors_for, histo
 
 if TYPE_CHECKING:
     from tokbench.adapters.base import Tokenizer
+    from tokbench.metrics.morph import MorphLayout
 
 __all__ = ["RENYI_ALPHA", "ratio"]
 
@@ -169,6 +170,10 @@ class DocCounts:
     #: tokens counted for fertility: the document's own (``context``) or those of its words
     #: encoded alone (``tokbench.metrics.conventions``)
     word_tokens: np.ndarray | None = None
+    #: per-document statistics of the optional families (morpheme boundaries from
+    #: ``MorphLayout.count``, text variants from ``tokbench.metrics.robustness``), by name;
+    #: every one is summed over a subset's documents
+    per_doc: dict[str, np.ndarray] = field(default_factory=dict)
 
     def ids_of(self, docs: np.ndarray) -> np.ndarray:
         """All token ids of the documents ``docs``."""
@@ -200,6 +205,8 @@ class SuiteLayout:
     doc_of_word: np.ndarray
     digit_runs: np.ndarray | None  # (n_runs, 2) char ranges of digit runs, when counted
     doc_of_run: np.ndarray | None
+    #: gold morpheme boundaries (``tokbench.metrics.morph``), when morph metrics are measured
+    morph: MorphLayout | None = None
 
     @functools.cached_property
     def data(self) -> bytes:
@@ -287,11 +294,14 @@ def measure_documents(
     unk_mask = ids == table.unk_id if table.unk_id is not None else np.zeros(ids.size, bool)
     c.unk = np.bincount(doc_of_token, weights=unk_mask, minlength=n).astype(np.int64)
 
-    need_spans = layout.has_words or numbers or bool(unk_mask.any())
+    if layout.morph is not None and ids.size == 0:
+        c.per_doc.update(layout.morph.count(ids, ids, ids, n))
+    need_spans = (layout.has_words or numbers or layout.morph is not None
+                  or bool(unk_mask.any()))
     if not need_spans or ids.size == 0:
         return c
     # only unknown tokens need a place: the documents that have one
-    only = None if layout.has_words or numbers else c.unk > 0
+    only = None if layout.has_words or numbers or layout.morph is not None else c.unk > 0
     starts, ends = token_spans(table, layout, ids, ntok, offsets, offsets_unit, only)
 
     if unk_mask.any():
@@ -312,6 +322,8 @@ def measure_documents(
                                minlength=n).astype(np.int64)
     if numbers:
         _count_digits(c, layout, s_ne, e_ne)
+    if layout.morph is not None:
+        c.per_doc.update(layout.morph.count(starts, ends, doc_of_token, n))
     return c
 
 
@@ -497,6 +509,8 @@ def subset_sums(c: DocCounts, idx: np.ndarray, collectors: set[str]) -> SubsetSt
         s.update(seg_docs=int(seg.size), seg_tokens=int(word_tokens[seg].sum()),
                  words=int(c.words[seg].sum()), continued=int(c.continued[seg].sum()),
                  single_words=int(c.single[seg].sum()))
+    for name, per_doc in c.per_doc.items():
+        s[name] = int(per_doc[ok].sum())
     if "unk_spans" in collectors:
         s["unk_chars"] = int(c.unk_chars[ok].sum())
     if "digits" in collectors:

@@ -12,13 +12,19 @@ import math
 import numpy as np
 
 from tokbench.metrics.base import Formula, MetricContext, MetricInfo, SumsView
-from tokbench.metrics.stats import RUN_KINDS
+from tokbench.metrics.morph import GOLD_STATS, stat_names
+from tokbench.metrics.stats import RUN_KINDS, robust_stat_names
+from tokbench.suites.variants import VARIANTS
 
 RENYI_ALPHA = 2.5
 
 _RUST = "Rust et al. 2021, How Good is Your Tokenizer?"
 _PETROV = "Petrov et al. 2023, Language Model Tokenizers Introduce Unfairness Between Languages"
 _ZOUHAR = "Zouhar et al. 2023, Tokenization and the Noiseless Channel"
+_ARNETT = ("Arnett & Bergen 2024, Why do language models perform worse for morphologically "
+           "complex languages? (MorphScore)")
+_UZAN = ("Uzan et al. 2024, Greed is All You Need: An Evaluation of Tokenizer Inference "
+         "Methods (boundary precision/recall/F1 against gold segmentations)")
 
 
 def ratio(num: float, den: float) -> float | None:
@@ -85,6 +91,108 @@ def _run_share(kind: str) -> object:
         total = sum(s[k] for k in RUN_KINDS)
         return s[kind] / total if s["digits"] and total else None
     return share
+
+
+def _analyzed(s: SumsView, scheme: str) -> bool:
+    """Morph metrics are defined when every encoded document of the subset was analyzed."""
+    return s[f"{scheme}_docs"] == s["ok"] and s["ok"] > 0
+
+
+def _morph_formula(scheme: str, what: str) -> Formula:
+    def value(s: SumsView, c: MetricContext) -> float | None:
+        if not _analyzed(s, scheme):
+            return None
+        hits = s[f"{scheme}_hits"]
+        if what == "precision":
+            return ratio(hits, s[f"{scheme}_cuts"])
+        if what == "recall":
+            return ratio(hits, s[f"{scheme}_gold"])
+        if what == "crossing":
+            return ratio(s[f"{scheme}_crossers"], s[f"{scheme}_tokens"])
+        return ratio(2 * hits, s[f"{scheme}_cuts"] + s[f"{scheme}_gold"])
+    return value
+
+
+def _morph_metrics(scheme: str, family: str, gold: str) -> list[MetricInfo]:
+    """Boundary precision, recall, F1 and crossing tokens against ``gold`` boundaries."""
+    needs = stat_names(scheme)
+    cut = "token boundaries inside words"
+    return [
+        MetricInfo(f"{scheme}_precision", "higher",
+                   f"share of {cut} that are morpheme boundaries of {gold}",
+                   f"Σ {cut} at a morpheme boundary / Σ {cut}", _UZAN, family=family,
+                   needs=needs, compute=_morph_formula(scheme, "precision")),
+        MetricInfo(f"{scheme}_recall", "higher",
+                   f"share of morpheme boundaries inside words ({gold}) that are token "
+                   "boundaries", "Σ morpheme boundaries at a token boundary / Σ morpheme "
+                   "boundaries inside words", _UZAN, family=family, needs=needs,
+                   compute=_morph_formula(scheme, "recall")),
+        MetricInfo(f"{scheme}_f1", "higher",
+                   f"boundary F1 against {gold}: harmonic mean of the summed precision and "
+                   "recall (0 when no token boundary is a morpheme boundary)",
+                   "2 P R / (P + R) = 2 Σ hits / (Σ token boundaries + Σ morpheme boundaries)",
+                   _UZAN, family=family, needs=needs,
+                   compute=_morph_formula(scheme, "f1")),
+        MetricInfo(f"{scheme}_crossing", "lower",
+                   f"share of tokens covering part of a word that cross a morpheme boundary "
+                   f"of {gold} (the boundary strictly inside the token)",
+                   "Σ tokens containing a morpheme boundary / Σ tokens on words",
+                   family=family, needs=needs, compute=_morph_formula(scheme, "crossing")),
+    ]
+
+
+_TOKSUITE = ("TokSuite 2025 (tokenization robustness to perturbations); "
+             "Levenshtein distance over token ids")
+_VARIANT_TEXT = {
+    "nfkc": "the text in Unicode NFKC", "nfd": "the text in Unicode NFD",
+    "fullwidth": "ASCII in full-width forms", "halfwidth":
+        "full-width ASCII and katakana in half-width forms",
+    "katakana": "hiragana written in katakana", "hiragana": "katakana written in hiragana",
+    "lower": "the text lower-cased", "upper": "the text upper-cased",
+    "space_add": "spaces added around punctuation",
+    "space_remove": "spaces next to punctuation removed",
+    "typo": "one seeded typo (two adjacent letters swapped)",
+}
+
+
+def _robust_sum(s: SumsView, variants: tuple[str, ...], kind: str) -> int:
+    return sum(s[f"rob_{v}_{kind}"] for v in variants)
+
+
+def _robust_formula(variants: tuple[str, ...], what: str) -> Formula:
+    def value(s: SumsView, c: MetricContext) -> float | None:
+        tokens = _robust_sum(s, variants, "tokens")
+        if what == "inflation":
+            return ratio(_robust_sum(s, variants, "vtokens"), tokens)
+        if what == "edit":
+            return ratio(_robust_sum(s, variants, "edit"), tokens)
+        return ratio(_robust_sum(s, variants, "moved"), _robust_sum(s, variants, "docs"))
+    return value
+
+
+def _robust_metrics(variant: str | None) -> list[MetricInfo]:
+    """Inflation, moved share and edit distance for one variant (None: all together)."""
+    variants = (variant,) if variant else VARIANTS
+    name = f"robust_{variant}" if variant else "robust"
+    what = _VARIANT_TEXT[variant] if variant else "every variant that applies (pooled)"
+    needs = robust_stat_names(variants)
+    return [
+        MetricInfo(f"{name}_inflation", "lower",
+                   f"tokens of the variant over tokens of the original: {what}",
+                   "Σ tokens(variant) / Σ tokens(original), documents the variant changes",
+                   _TOKSUITE, family="robustness", needs=needs,
+                   compute=_robust_formula(variants, "inflation")),
+        MetricInfo(f"{name}_moved", "lower",
+                   f"share of documents whose token boundaries inside the unchanged text "
+                   f"move: {what}", "documents moved / documents the variant changes",
+                   _TOKSUITE, family="robustness", needs=needs,
+                   compute=_robust_formula(variants, "moved")),
+        MetricInfo(f"{name}_edit", "lower",
+                   f"token edit distance between original and variant per original token: "
+                   f"{what}", "Σ Levenshtein(ids, variant ids) / Σ tokens(original)",
+                   _TOKSUITE, family="robustness", needs=needs,
+                   compute=_robust_formula(variants, "edit")),
+    ]
 
 
 def _m(name: str, family: str, direction: str, description: str, formula: str = "",
@@ -194,6 +302,34 @@ BUILTIN_METRICS: list[MetricInfo] = [
     _m("digits_other", "numbers", "none", "share of digit runs cut any other way",
        "runs / runs", needs=("runs_other",), ratio=(("runs_other",), RUN_KINDS),
        compute=_run_share("runs_other")),
+    *_morph_metrics("morph", "morph", "MeCab UniDic-lite short units (Japanese) or Kiwi "
+                    "morphemes (Korean)"),
+    *_morph_metrics("sudachi_a", "morph_sudachi", "Sudachi split mode A"),
+    *_morph_metrics("sudachi_b", "morph_sudachi", "Sudachi split mode B"),
+    *_morph_metrics("sudachi_c", "morph_sudachi", "Sudachi split mode C"),
+    _m("morphscore", "morph_gold", "higher",
+       "MorphScore on the --morph-gold file: share of gold morpheme boundaries with a token "
+       "boundary on them, each word encoded alone without a leading space; words left in "
+       "one token excluded", "Σ gold boundaries at a token boundary / Σ gold boundaries, "
+       "words of ≥2 tokens", citation=_ARNETT, needs=GOLD_STATS,
+       compute=_ratio("ms_hits", "ms_gold")),
+    _m("morph_gold_precision", "morph_gold", "higher",
+       "share of the token boundaries inside the --morph-gold words that are gold morpheme "
+       "boundaries (every word, each encoded alone)", "Σ hits / Σ token boundaries",
+       citation=_UZAN, needs=GOLD_STATS, compute=_ratio("item_hits", "item_cuts")),
+    _m("morph_gold_recall", "morph_gold", "higher",
+       "share of the gold morpheme boundaries of the --morph-gold words that are token "
+       "boundaries (every word, one-token words included)", "Σ hits / Σ gold boundaries",
+       citation=_UZAN, needs=GOLD_STATS, compute=_ratio("item_hits", "item_gold")),
+    _m("morph_gold_f1", "morph_gold", "higher", "boundary F1 on the --morph-gold words",
+       "2 Σ hits / (Σ token boundaries + Σ gold boundaries)", citation=_UZAN,
+       needs=GOLD_STATS,
+       compute=lambda s, c: ratio(2 * s["item_hits"], s["item_cuts"] + s["item_gold"])),
+    _m("morph_gold_single", "morph_gold", "none",
+       "share of the --morph-gold words kept in one token (left out of MorphScore)",
+       "words of 1 token / words", needs=GOLD_STATS, compute=_ratio("ms_single", "item_docs")),
+    *_robust_metrics(None),
+    *(m for v in VARIANTS for m in _robust_metrics(v)),
     _m("vocab_size", "tokenizer", "none", "declared vocabulary size", decimals=0),
     _m("special_tokens", "tokenizer", "none", "special (control) tokens", decimals=0),
     _m("utf8_fragment_tokens", "tokenizer", "none",

@@ -16,6 +16,18 @@ from typing import Any
 
 import numpy as np
 
+from tokbench.metrics.morph import stat_names
+from tokbench.suites.variants import VARIANTS
+
+#: what every text variant sums (``tokbench.metrics.robustness``)
+ROBUST_KINDS = ("docs", "tokens", "vtokens", "edit", "moved")
+
+
+def robust_stat_names(variants: tuple[str, ...] = VARIANTS) -> tuple[str, ...]:
+    """The summed statistics of the robustness family, ``rob_{variant}_{kind}``."""
+    return tuple(f"rob_{v}_{k}" for v in variants for k in ROBUST_KINDS)
+
+
 #: Work a shard does beyond encoding, and the statistics each produces. ``counts`` is
 #: always done; the others only when a chosen metric ``needs`` one of their statistics.
 COLLECTORS: dict[str, tuple[str, ...]] = {
@@ -28,6 +40,10 @@ COLLECTORS: dict[str, tuple[str, ...]] = {
                "runs_other", "runs_groups3", "runs_whole"),
     "histogram": ("histogram",),
     "premium": ("aligned_tokens",),
+    "morph": stat_names("morph"),
+    "morph_sudachi": tuple(n for m in ("sudachi_a", "sudachi_b", "sudachi_c")
+                           for n in stat_names(m)),
+    "variants": robust_stat_names(),
 }
 STAT_COLLECTOR = {stat: name for name, stats in COLLECTORS.items() for stat in stats}
 #: how runs of 4+ digits are cut (columns of ``DocCounts.runs``; see ``_count_digits``)

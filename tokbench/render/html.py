@@ -23,6 +23,9 @@ from typing import Any
 from tokbench.atomic import write_atomic
 from tokbench.metrics import metric_info
 from tokbench.metrics.base import MetricInfo
+from tokbench.metrics.trust import LEGEND as TRUST_LEGEND
+from tokbench.metrics.trust import Caveat
+from tokbench.metrics.verdict import verdict
 from tokbench.render.tables import (
     ALL,
     Table,
@@ -32,6 +35,7 @@ from tokbench.render.tables import (
     summary_table,
     tokenizer_order,
 )
+from tokbench.render.verdict import verdict_html
 from tokbench.results import Results
 
 ASSETS = Path(__file__).parent / "assets"
@@ -148,11 +152,15 @@ def _is_number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-def _value_cell(value: Any, info: MetricInfo, best: bool,
+def _value_cell(value: Any, info: MetricInfo, best: bool, caveat: Caveat | None = None,
                 extra: dict[str, Any] | None = None) -> str:
     text = esc(format_cell(value, info, extra))
     if not _is_number(value):
         return f'<td class="num missing" data-v="">{text}</td>'
+    if caveat is not None:
+        return (f'<td class="num flagged" data-v="{value!r}" title="{esc(caveat.reason)}: '
+                f'never marked best">{text}<span class="flag" aria-label="'
+                f'{esc(caveat.reason)}">{esc(caveat.symbols)}</span></td>')
     if best:
         return (f'<td class="num best" data-v="{value!r}" title="best in this row">'
                 f'<span class="sr">best: </span>{text}</td>')
@@ -187,6 +195,7 @@ def leaderboard(t: Table, caption: str) -> str:
         for info in infos:
             cells.append(_value_cell(t.cells.get(info.name, {}).get(tok), info,
                                      tok in t.best.get(info.name, set()),
+                                     t.flags.get(info.name, {}).get(tok),
                                      t.extra.get(info.name, {}).get(tok)))
         rows.append("<tr>" + "".join(cells) + "</tr>")
     return (f'<div class="tablewrap"><table class="sortable leaderboard">'
@@ -206,8 +215,9 @@ def metric_table(t: Table, label: str) -> str:
         cells = [f'<th scope="row">{esc(subset)}</th>']
         values = t.cells.get(subset, {})
         best = t.best.get(subset, set())
+        flags = t.flags.get(subset, {})
         extras = t.extra.get(subset, {})
-        cells += [_value_cell(values.get(tok), info, tok in best, extras.get(tok))
+        cells += [_value_cell(values.get(tok), info, tok in best, flags.get(tok), extras.get(tok))
                   for tok in t.tokenizers]
         (pinned if subset == ALL else rows).append("<tr>" + "".join(cells) + "</tr>")
     top = f'<tbody class="pinned">{"".join(pinned)}</tbody>' if pinned else ""
@@ -278,7 +288,9 @@ LEGEND = ('<div class="legend" role="note"><span><b class="arrow">↑</b> higher
           '<span>no arrow: no better direction (shown for information)</span>'
           '<span><span class="swatch" style="background:var(--best-bg);color:var(--best-fg)">'
           '★ 1.23</span> best value of its row</span>'
-          '<span>click a column header to sort</span></div>')
+          + "".join(f'<span><span class="flag">{esc(sym)}</span> {esc(text)}</span>'
+                    for sym, text in TRUST_LEGEND.items())
+          + '<span>click a column header to sort</span></div>')
 
 
 def _run_section(results: Results, page: _Page) -> None:
@@ -462,6 +474,18 @@ def _viewer_section(viewer: Mapping[str, Any] | None, page: _Page) -> str:
     return f'<script type="application/json" id="viewer-data">{data}</script>'
 
 
+def _segmentation_section(viewer: Mapping[str, Any] | None, page: _Page) -> None:
+    """Token cuts against the analyzer's morphemes (when the morph family ran)."""
+    from tokbench.render.segmentation import segmentation_section
+
+    body = segmentation_section(viewer)
+    if body is not None:
+        page.section("Segmentation against morphemes", body, slug="segmentation",
+                     lead="Each tokenizer's tokens under the analyzer's morphemes (the gold "
+                          "of the morph metrics); a red mark is a morpheme boundary a token "
+                          "crosses.")
+
+
 def _failures_section(results: Results, page: _Page) -> None:
     failures = results.failures
     if not failures:
@@ -502,11 +526,19 @@ def _failures_section(results: Results, page: _Page) -> None:
                  "first difference marked, and documents a tokenizer raised on.")
 
 
+def _verdict_section(results: Results, page: _Page) -> None:
+    body = verdict_html(verdict(results))
+    if body:
+        page.section("Verdict", body, slug="verdict",
+                     lead="The answer in one screen; the tables below hold every figure.")
+
+
 def render_html(results: Results, images: Sequence[tuple[str, bytes]] = (),
                 viewer: Mapping[str, Any] | None = None, notes: Sequence[str] = ()) -> str:
     """The report page as a string. ``images`` are ``(file name, PNG bytes)``."""
     meta = results.meta
     page = _Page()
+    _verdict_section(results, page)
     _run_section(results, page)
     _tokenizers_section(results, page)
     _suites_section(results, page)
@@ -514,6 +546,7 @@ def render_html(results: Results, images: Sequence[tuple[str, bytes]] = (),
     _speed_section(results, page)
     _plots_section(images, notes, page)
     viewer_json = _viewer_section(viewer, page)
+    _segmentation_section(viewer, page)
     _failures_section(results, page)
     toks = tokenizer_order(results)
     suites = list(meta.suites)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from tokbench.metrics.trust import legend as trust_legend
+from tokbench.metrics.verdict import verdict
 from tokbench.render.tables import (
     INTERVAL_LEGEND,
     Table,
@@ -11,6 +13,7 @@ from tokbench.render.tables import (
     left_out_text,
     summary_table,
 )
+from tokbench.render.verdict import verdict_markdown
 from tokbench.results import Results
 
 _MD_SPECIAL = re.compile(r"([\\`*\[\]|#!]|(?<!\w)_|_(?!\w))")
@@ -38,10 +41,13 @@ def table_markdown(t: Table, label: str = "subset") -> str:
         info = t.metric if t.metric.name != "summary" else metric_info(subset)
         cells = []
         for tok in t.tokenizers:
-            text = md_text(t.text(subset, tok, info))
+            text = t.text(subset, tok, info) + t.symbol(subset, tok)
             cells.append(f"**{text}**" if tok in t.best.get(subset, set()) else text)
         name = f"{subset} {info.arrow}".strip() if t.metric.name == "summary" else subset
         lines.append(f"| {md_text(name)} | " + " | ".join(cells) + " |")
+    legend = trust_legend(t.symbols())
+    if legend:
+        lines += ["", "; ".join(legend) + "."]
     return "\n".join(lines)
 
 
@@ -53,7 +59,9 @@ def render_markdown(results: Results, plots: list[str] | None = None) -> str:
                f", commit `{meta.git_commit or 'n/a'}`"
                f", {meta.machine.get('cpus', '?')} CPUs.")
     out.append("")
-    out.append("↑ higher is better, ↓ lower is better; the best value of each row is **bold**.")
+    out.append("↑ higher is better, ↓ lower is better; the best value of each row is **bold** "
+               "(never a value marked † or ‡).")
+    out += verdict_markdown(verdict(results), md_text)
     if any("ci_method" in r.extra for r in results.rows):
         out += ["", md_text(INTERVAL_LEGEND) + "."]
     out.append("")

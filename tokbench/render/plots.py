@@ -5,11 +5,13 @@ File names made from suite names go through ``safe_filename``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from tokbench.constants import PIVOT
+from tokbench.metrics.trust import Caveat, Trust
+from tokbench.metrics.trust import legend as trust_legend
 from tokbench.render.figures import safe_filename
 from tokbench.render.tables import tokenizer_order
 from tokbench.results import Results, order_subsets
@@ -27,73 +29,163 @@ def _values(results: Results, suite: str | None, metric: str) -> dict[tuple[str,
             and isinstance(r.value, (int, float))}
 
 
+def _flags(trust: Trust, suite: str, metric: str, keys: Iterable[tuple[str, str]]
+           ) -> dict[tuple[str, str], Caveat]:
+    """(tokenizer, subset) -> caveat, for the values of ``metric`` that have one."""
+    out = {}
+    for tok, subset in keys:
+        c = trust.caveat(tok, suite, subset, metric)
+        if c is not None:
+            out[(tok, subset)] = c
+    return out
+
+
+#: the width of every plot, in inches (at 110 dpi: 990 px, the report's page width)
+PAGE_WIDTH = 9.0
+DPI = 110
+FLAGGED_HATCH = "////"
+#: more bars than this (groups x tokenizers) and a bar chart becomes an annotated heatmap
+MAX_BARS = 48
+
+
+def _flag_note(fig: Any, symbols: Sequence[str], hatched: bool = False) -> None:
+    """The caveat legend under a figure (the symbols that occur in it)."""
+    lines = trust_legend(symbols)
+    if lines:
+        fig.text(0.01, 0.002, ("hatched: " if hatched else "") + "; ".join(lines),
+                 fontsize=7, ha="left", va="bottom", wrap=True)
+
+
 def _grouped_bars(plt: Any, values: dict[tuple[str, str], float], tokenizers: Sequence[str],
                   groups: Sequence[str], title: str, ylabel: str, path: Path,
-                  hline: float | None = None, log: bool = False) -> Path | None:
+                  hline: float | None = None,
+                  flags: Mapping[tuple[str, str], Caveat] | None = None,
+                  higher_better: bool = True) -> Path | None:
+    """Small multiples at page width: one panel per group (a domain, a suite), each a
+    horizontal bar per tokenizer with its value written at the bar's end, tokenizers in
+    the same order and colour in every panel. However many groups and tokenizers, the
+    figure grows downwards, never sideways. A value with a caveat (``flags``) is hatched
+    and carries its symbol. ``ylabel`` names the value axis. Beyond ``MAX_BARS`` bars it is
+    drawn as an annotated heatmap instead (``higher_better`` picks its green end)."""
     toks = [t for t in tokenizers if any((t, g) in values for g in groups)]
+    groups = [g for g in groups if any((t, g) in values for t in toks)]
     if not toks or not groups:
         return None
-    width = 0.8 / len(toks)
-    fig, ax = plt.subplots(figsize=(max(8.0, 0.32 * len(groups) * max(len(toks), 2)), 4.8))
-    for k, tok in enumerate(toks):
-        xs = [i + (k - (len(toks) - 1) / 2) * width for i in range(len(groups))]
-        ys = [values.get((tok, g), float("nan")) for g in groups]
-        ax.bar(xs, ys, width=width, label=tok)
-    ax.set_xticks(range(len(groups)))
-    ax.set_xticklabels(groups, rotation=60 if len(groups) > 6 else 0, ha="right" if
-                       len(groups) > 6 else "center", fontsize=8)
-    if hline is not None:
-        ax.axhline(hline, color="black", linewidth=0.8, linestyle="--")
-    if log:
-        ax.set_yscale("log")
-    ax.set_title(title)
-    ax.set_ylabel(ylabel)
-    ax.legend(fontsize=8, ncol=min(len(toks), 4))
-    ax.grid(axis="y", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    if len(groups) * len(toks) > MAX_BARS:  # too many bars to read: a table of colours
+        return _heatmap(plt, values, toks, groups, title, ylabel, path, flags, ratio=False,
+                        higher_better=higher_better)
+    flags = flags or {}
+    ncols = 1 if len(groups) == 1 else 2 if len(groups) <= 8 else 3
+    nrows = -(-len(groups) // ncols)
+    panel_h = 0.45 + 0.22 * len(toks)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(PAGE_WIDTH, 0.9 + panel_h * nrows),
+                             squeeze=False)
+    colours = [f"C{k % 10}" for k in range(len(toks))]
+    finite = [v for v in values.values() if v == v]
+    top = max(finite) if finite else 1.0
+    symbols: list[str] = []
+    for k, ax in enumerate(axes.flat):
+        if k >= len(groups):
+            ax.set_visible(False)
+            continue
+        g = groups[k]
+        ys = list(range(len(toks)))[::-1]
+        vals = [values.get((t, g), float("nan")) for t in toks]
+        bars = ax.barh(ys, vals, color=colours, height=0.75)
+        for bar, t, v in zip(bars, toks, vals, strict=True):
+            c = flags.get((t, g))
+            if c is not None:
+                bar.set_hatch(FLAGGED_HATCH)
+                bar.set_alpha(0.55)
+                symbols.append(c.symbols)
+            if v == v:
+                ax.annotate(f"{v:,.3g}" + (c.symbols if c is not None else ""),
+                            (v, bar.get_y() + bar.get_height() / 2), xytext=(2, 0),
+                            textcoords="offset points", va="center", fontsize=7)
+        ax.set_yticks(ys, toks if k % ncols == 0 else [""] * len(toks), fontsize=7)
+        ax.set_title(g, fontsize=9, loc="left")
+        if hline is not None:
+            ax.axvline(hline, color="black", linewidth=0.8, linestyle="--")
+        ax.set_xlim(0, top * 1.18)  # one scale in every panel, room for the value labels
+        ax.grid(axis="x", alpha=0.3)
+        ax.tick_params(axis="x", labelsize=7)
+    for k in range(max(0, len(groups) - ncols), len(groups)):  # the lowest panel of a column
+        axes.flat[k].set_xlabel(ylabel, fontsize=8)
+    fig.suptitle(title, fontsize=11)
+    _flag_note(fig, symbols, hatched=True)
+    fig.tight_layout(rect=(0, 0.03 if symbols else 0, 1, 1))
+    fig.savefig(path, dpi=DPI)
     plt.close(fig)
     return path
 
 
 def _heatmap(plt: Any, values: dict[tuple[str, str], float], tokenizers: Sequence[str],
-             rows: Sequence[str], title: str, label: str, path: Path) -> Path | None:
-    """Languages down, tokenizers across, each cell's value written in it: legible at page
-    width however many languages there are (the figure grows downwards, not sideways)."""
-    from matplotlib.colors import LogNorm
+             rows: Sequence[str], title: str, label: str, path: Path,
+             flags: Mapping[tuple[str, str], Caveat] | None = None, ratio: bool = True,
+             higher_better: bool = False) -> Path | None:
+    """Rows (languages, domains) down, tokenizers across, each cell's value written in it:
+    legible at page width however many rows there are (the figure grows downwards, not
+    sideways). With few rows the colour bar lies under the grid, so it is never squashed.
+    A value with a caveat carries its symbol. ``ratio``: values against 1 on a log scale
+    (premiums); else a linear scale, green the better end."""
+    from matplotlib.colors import LogNorm, Normalize
 
     toks = [t for t in tokenizers if any((t, r) in values for r in rows)]
     if not toks or not rows:
         return None
+    flags = flags or {}
     grid = [[values.get((t, r), float("nan")) for t in toks] for r in rows]
-    finite = [v for line in grid for v in line if v == v and v > 0]
+    finite = [v for line in grid for v in line if v == v and (v > 0 or not ratio)]
     if not finite:
         return None
-    lo, hi = min(min(finite), 1.0), max(max(finite), 1.0 + 1e-9)
-    fig, ax = plt.subplots(figsize=(2.6 + 0.95 * len(toks), 1.6 + 0.3 * len(rows)))
-    image = ax.imshow(grid, cmap="RdYlGn_r", norm=LogNorm(vmin=lo, vmax=hi), aspect="auto")
-    ax.set_xticks(range(len(toks)), toks, rotation=30, ha="right", fontsize=9)
+    if ratio:
+        norm: Any = LogNorm(vmin=min(min(finite), 1.0), vmax=max(max(finite), 1.0 + 1e-9))
+    else:
+        norm = Normalize(vmin=min(finite), vmax=max(max(finite), min(finite) + 1e-9))
+    few = len(rows) < 8
+    width = min(PAGE_WIDTH, 2.8 + 0.95 * len(toks))
+    fig, ax = plt.subplots(figsize=(width, (2.9 if few else 1.6) + 0.3 * len(rows)))
+    image = ax.imshow(grid, cmap="RdYlGn" if higher_better else "RdYlGn_r", norm=norm,
+                      aspect="auto")
+    ax.set_xticks(range(len(toks)), toks, rotation=30, ha="left", fontsize=9)
     ax.set_yticks(range(len(rows)), rows, fontsize=9)
     ax.tick_params(top=True, bottom=False, labeltop=True, labelbottom=False)
+    symbols = []
     for i, line in enumerate(grid):
         for j, v in enumerate(line):
+            c = flags.get((toks[j], rows[i]))
+            if c is not None:
+                symbols.append(c.symbols)
             if v == v:
-                ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=8)
-    from matplotlib.ticker import FuncFormatter
+                ax.text(j, i, (f"{v:,.0f}" if abs(v) >= 100 else f"{v:.2f}")
+                        + (c.symbols if c is not None else ""),
+                        ha="center", va="center", fontsize=8)
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
 
-    bar = fig.colorbar(image, ax=ax, label=label, shrink=0.6)
+    bar = fig.colorbar(image, ax=ax, label=label, orientation="horizontal" if few else
+                       "vertical", shrink=0.8 if few else 0.6, pad=0.08 if few else 0.05,
+                       aspect=30 if few else 20)
     plain = FuncFormatter(lambda x, _: f"{x:g}")
-    bar.ax.yaxis.set_major_formatter(plain)
-    bar.ax.yaxis.set_minor_formatter(plain)
+    axis = bar.ax.xaxis if few else bar.ax.yaxis
+    if ratio:  # 1, 2, 5 times powers of ten: readable however many decades
+        import math
+
+        lo, hi = norm.vmin, norm.vmax
+        ticks = [m * 10.0 ** e for e in range(math.floor(math.log10(lo)),
+                                              math.ceil(math.log10(hi)) + 1)
+                 for m in (1, 2, 5) if lo <= m * 10.0 ** e <= hi]
+        axis.set_major_locator(FixedLocator(ticks))
+        axis.set_minor_formatter(NullFormatter())
+    axis.set_major_formatter(plain)
     ax.set_title(title, fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    _flag_note(fig, symbols)
+    fig.savefig(path, dpi=DPI, bbox_inches="tight", pad_inches=0.15)
     plt.close(fig)
     return path
 
 
 def _fairness(plt: Any, results: Results, suite: str, tokenizers: Sequence[str],
-              path: Path) -> Path | None:
+              path: Path, trust: Trust) -> Path | None:
     """Per tokenizer: Gini of the premiums (left); mean and worst premium, the worst
     language written on its bar (right)."""
     rows = {(r.tokenizer, r.metric): r for r in results.rows
@@ -103,7 +195,7 @@ def _fairness(plt: Any, results: Results, suite: str, tokenizers: Sequence[str],
     toks = [t for t in tokenizers if (t, "premium_gini") in rows]
     if not toks:
         return None
-    fig, (left, right) = plt.subplots(1, 2, figsize=(max(8.0, 1.4 * len(toks) + 4), 4.2))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(PAGE_WIDTH, 4.4))
     xs = range(len(toks))
     def value(t: str, metric: str) -> float:
         return float(rows[(t, metric)].value or 0.0)
@@ -122,15 +214,19 @@ def _fairness(plt: Any, results: Results, suite: str, tokenizers: Sequence[str],
                        ha="center", va="bottom", fontsize=7, rotation=90)
     right.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
     right.set_ylim(0, max(worst) * 1.3)  # room for the language names
-    right.set_title("Premium against English: mean and worst language")
+    right.set_title("Premium against English: mean and worst")
     right.legend(fontsize=8)
+    caveats = {t: trust.caveat(t, suite, "all", "premium_worst") for t in toks}
+    labels = [t + (c.symbols if c is not None else "") for t, c in caveats.items()]
     for ax in (left, right):
         ax.set_xticks(list(xs))
-        ax.set_xticklabels(toks, rotation=45, ha="right", fontsize=8)
+        ax.set_xticklabels(labels, rotation=45, ha="right", fontsize=8)
         ax.grid(axis="y", alpha=0.3)
     fig.suptitle(f"Fairness across languages ({suite})")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    symbols = [c.symbols for c in caveats.values() if c is not None]
+    _flag_note(fig, symbols)
+    fig.tight_layout(rect=(0, 0.04 if symbols else 0, 1, 1))
+    fig.savefig(path, dpi=DPI)
     plt.close(fig)
     return path
 
@@ -142,6 +238,7 @@ def render_plots(results: Results, out_dir: str | Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     toks = tokenizer_order(results)
     suites = results.meta.suites
+    trust = Trust.of(results)
     written: list[Path | None] = []
 
     for suite, d in suites.items():
@@ -152,15 +249,18 @@ def render_plots(results: Results, out_dir: str | Path) -> list[Path]:
             written.append(_heatmap(
                 plt, prem, toks, langs, f"Token premium against English ({suite})",
                 "tokens / English tokens (log scale)",
-                out / f"premium_{safe_filename(suite)}.png"))
+                out / f"premium_{safe_filename(suite)}.png",
+                _flags(trust, suite, "premium", prem)))
             written.append(_fairness(plt, results, suite, toks,
-                                     out / f"fairness_{safe_filename(suite)}.png"))
+                                     out / f"fairness_{safe_filename(suite)}.png", trust))
         if d.subset_by == "domain":
             bpt = _values(results, suite, "bytes_per_token")
             groups = [g for g in order_subsets({s for (_, s) in bpt}) if g != "all"]
             written.append(_grouped_bars(
-                plt, bpt, toks, groups, f"Bytes per token by domain ({suite})",
-                "UTF-8 bytes / token", out / f"bytes_per_token_{safe_filename(suite)}.png"))
+                plt, bpt, toks, groups, f"Bytes per token by domain ({suite}; higher: fewer "
+                "tokens)", "UTF-8 bytes / token",
+                out / f"bytes_per_token_{safe_filename(suite)}.png",
+                flags=_flags(trust, suite, "bytes_per_token", bpt)))
 
     for suite in suites:
         fert = {k: v for k, v in _values(results, suite, "fertility").items()}
@@ -169,8 +269,10 @@ def render_plots(results: Results, out_dir: str | Path) -> list[Path]:
         if jp:
             groups = order_subsets({s for (_, s) in jp})
             written.append(_grouped_bars(
-                plt, jp, toks, groups, f"Fertility on Japanese ({suite}, MeCab words)",
-                "tokens / word", out / f"fertility_japanese_{safe_filename(suite)}.png"))
+                plt, jp, toks, groups, f"Fertility on Japanese ({suite}, MeCab words; lower: "
+                "fewer tokens)", "tokens / word",
+                out / f"fertility_japanese_{safe_filename(suite)}.png",
+                flags=_flags(trust, suite, "fertility", jp), higher_better=False))
 
     tp = {(r.tokenizer, r.suite): float(r.value) for r in results.rows
           if r.metric == "throughput_mb_s" and r.subset == "all"
@@ -178,7 +280,7 @@ def render_plots(results: Results, out_dir: str | Path) -> list[Path]:
     if tp:
         written.append(_grouped_bars(
             plt, tp, toks, [s for s in suites if any(x == s for (_, x) in tp)],
-            "Encode throughput, one thread (median)", "MB/s", out / "throughput.png", log=True))
+            "Encode throughput, one thread (median)", "MB/s", out / "throughput.png"))
     from tokbench.render.speed import render_speed_plots
 
     written += render_speed_plots(results, out)

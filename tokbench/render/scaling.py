@@ -19,8 +19,10 @@ LOOSE_FIT_PCT = 1.0
 
 
 def fmt_v(v: float | None) -> str:
-    """A vocabulary size: ``62,281``; None is ``–``."""
-    return "–" if v is None else f"{round(v):,}"
+    """A vocabulary size: ``62,281`` (``round_size``, the one rounding); None is ``–``."""
+    from tokbench.vocab.sweep import round_size
+
+    return "–" if v is None else f"{round_size(v):,}"
 
 
 def fmt_k(v: float) -> str:
@@ -170,11 +172,12 @@ def scaling_markdown(section: dict[str, Any], plots: Sequence[str] = ()) -> list
 # -- plots --------------------------------------------------------------------------------------
 
 
-def _figure(width: float, height: float, cols: int = 1) -> tuple[Any, Any]:
+def _figure(width: float, height: float, cols: int = 1, rows: int = 1,
+            height_ratios: Sequence[float] | None = None) -> tuple[Any, Any]:
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(width, height))
-    axes = fig.subplots(1, cols)
+    axes = fig.subplots(rows, cols, height_ratios=height_ratios)
     return fig, axes
 
 
@@ -197,10 +200,8 @@ def optimal_plot(ax: Any, section: dict[str, Any], own: bool = True) -> None:
                 label="derivative optimum of your f(V) (swept range only)")
         lo, hi = g["fit"]["valid_range"]
         ax.axhspan(lo, hi, color="tab:red", alpha=0.07, label=f"swept {fmt_k(lo)}–{fmt_k(hi)}")
-    for m in section["published"]:
+    for m in section["published"]:  # labelled once the layout is final (label_models)
         ax.scatter([m["n_nv"]], [m["vocab"]], marker="o", color="tab:blue", zorder=4, s=22)
-        ax.annotate(m["name"], (m["n_nv"], m["vocab"]), textcoords="offset points",
-                    xytext=(4, 3), fontsize=7, color="tab:blue")
     for name, v in section.get("vocab_only", {}).items():
         ax.axhline(v, color="tab:blue", linewidth=0.8, linestyle=(0, (1, 3)))
         ax.annotate(f"{name} (model size unpublished)", (xs[0], v), textcoords="offset points",
@@ -214,6 +215,15 @@ def optimal_plot(ax: Any, section: dict[str, Any], own: bool = True) -> None:
     ax.set_title(f"Compute-optimal vocabulary size (Tao et al. 2024); N_nv = {n:.3g} dashed")
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=7, loc="upper left")
+
+
+def label_models(ax: Any, section: dict[str, Any]) -> list[Any]:
+    """The published models' names beside their points, none over another (after the
+    figure's layout is final); returns the labels' boxes."""
+    from tokbench.render.figures import place_labels
+
+    return place_labels(ax, [(m["n_nv"], m["vocab"], m["name"])
+                             for m in section["published"]], fontsize=7, color="tab:blue")
 
 
 def _fv_plot(ax: Any, section: dict[str, Any]) -> None:
@@ -266,10 +276,12 @@ def render_scaling_plots(section: dict[str, Any], out_dir: str | Path,
     fig, ax = _figure(10, 6.5)
     optimal_plot(ax, section)
     fig.tight_layout()
+    label_models(ax, section)
     written = [_save(fig, out / f"{prefix}_scaling.png")]
     if len(section["groups"]) > 1:
         rows = len(section["groups"])
-        fig, (a1, a2) = _figure(15, max(5.5, 0.17 * rows + 1.5), cols=2)
+        fig, (a1, a2) = _figure(9.5, 5.5 + max(4.0, 0.17 * rows + 1.5), rows=2,
+                                height_ratios=(5.5, max(4.0, 0.17 * rows + 1.5)))
         _fv_plot(a1, section)
         _language_bars(a2, section)
         fig.tight_layout()
@@ -288,7 +300,7 @@ def _save(fig: Any, path: Path) -> Path:
 def placement_rows(section: dict[str, Any]) -> list[list[str]]:
     """Per tokenizer: V, tokens per character, FLOPs per character against the best, and
     V against the paper's three optimal sizes."""
-    return [[r["tokenizer"], f"{r['vocab']:,}", f"{r['tokens_per_char']:.4f}",
+    return [[_marked(r), f"{r['vocab']:,}", f"{r['tokens_per_char']:.4f}",
              f"{r['flops_per_char']:.3g}", f"{r['flops_vs_best_pct']:+.1f}%",
              *(f"{r['v_over_' + k]:.2f}x" for k, _ in APPROACHES)]
             for r in section["tokenizers"]]
@@ -297,22 +309,49 @@ def placement_rows(section: dict[str, Any]) -> list[list[str]]:
 PLACEMENT_HEADER = ["tokenizer", "V", "tokens/char", "FLOPs/char", "vs best", "V/A1", "V/A2",
                     "V/A3"]
 PLACEMENT_NOTE = ("FLOPs/char: training FLOPs per character, 6 (N_nv + V d) x tokens per "
-                  "character; vs best: against the tokenizer with the fewest; V/A1..A3: V over "
+                  "character; vs best: against the lossless tokenizer with the fewest; "
+                  "V/A1..A3: V over "
                   "the paper's approach 1..3 optimum for this model.")
+
+
+def best_line(section: dict[str, Any]) -> tuple[str, str] | None:
+    """(headline, caveat) of the recommendation: the tokenizer with the fewest training
+    FLOPs per character among those without a caveat, and what a flagged tokenizer ranked
+    above it would have saved."""
+    rows = section.get("tokenizers") or []
+    clean = [r for r in rows if not r.get("caveat")]
+    if not clean:
+        return ("No lossless tokenizer was measured.", "") if rows else None
+    best = clean[0]
+    above = [r for r in rows[:rows.index(best)]]
+    note = " ".join(f"{_marked(r)} needs "
+                    f"{1 - r['flops_per_char'] / best['flops_per_char']:.1%} fewer FLOPs per "
+                    f"character but is not counted: {r['caveat']}." for r in above)
+    return (f"Fewest training FLOPs per character among lossless tokenizers: "
+            f"{best['tokenizer']}.", note)
+
+
+def caveat_notes(section: dict[str, Any]) -> list[str]:
+    """Legend lines for the symbols in the placement table."""
+    from tokbench.metrics.trust import legend
+
+    symbols = [r.get("caveat_symbols") or "" for r in section.get("tokenizers") or []]
+    return [f"{line}." for line in legend(symbols)]
 
 
 def recommend_markdown(section: dict[str, Any], suites: Sequence[str],
                        plots: Sequence[str] = ()) -> str:
     """The ``tokbench recommend`` report."""
-    best = section["tokenizers"][0]["tokenizer"] if section["tokenizers"] else None
     lines = ["# Which vocabulary for this model? (Tao et al. 2024)", "",
              "Tokenizers measured on " + ", ".join(f"`{s}`" for s in suites) + ".", "",
              model_line(section), ""]
+    best = best_line(section)
     if best:
-        lines += [f"**Fewest training FLOPs per character: {best}.** Training FLOPs per "
-                  "character are 6 (N_nv + V d) x tokens per character: the cost of training "
-                  "this model on the same text (the quantity approach 2 minimizes).", ""]
-    lines += [*_table(PLACEMENT_HEADER, placement_rows(section)), "", PLACEMENT_NOTE]
+        lines += [f"**{best[0]}** {best[1]} Training FLOPs per character are 6 (N_nv + V d) "
+                  "x tokens per character: the cost of training this model on the same text "
+                  "(the quantity approach 2 minimizes).", ""]
+    lines += [*_table(PLACEMENT_HEADER, placement_rows(section)), "", PLACEMENT_NOTE,
+              *caveat_notes(section)]
     lines += ["", "The paper's optimal sizes for this model: " + ", ".join(
         f"{label.split(':')[0]} {fmt_v(section['paper'][k])}" for k, label in APPROACHES) + "."]
     g = section["groups"].get(section["overall"])
@@ -327,12 +366,18 @@ def recommend_markdown(section: dict[str, Any], suites: Sequence[str],
         for lang, ranked in section["languages"].items():
             if not ranked:
                 continue
-            second = (f"{ranked[1]['tokenizer']} ({ranked[1]['flops_vs_best_pct']:+.1f}%)"
-                      if len(ranked) > 1 else "–")
+            clean = [r for r in ranked if not r.get("caveat")]
+            if not clean:
+                continue
+            top = clean[0]
+            second = (f"{clean[1]['tokenizer']} ({clean[1]['flops_vs_best_pct']:+.1f}%)"
+                      if len(clean) > 1 else "–")
             worst = ranked[-1]
-            rows.append([lang, ranked[0]["tokenizer"], f"{ranked[0]['tokens_per_char']:.4f}",
-                         second, f"{worst['tokenizer']} ({worst['flops_vs_best_pct']:+.1f}%)"])
-        lines += _table(["language", "best", "its tokens / char", "next", "last"], rows)
+            flagged = ", ".join(_marked(r) for r in ranked if r.get("caveat")) or "–"
+            rows.append([lang, top["tokenizer"], f"{top['tokens_per_char']:.4f}", second,
+                         f"{_marked(worst)} ({worst['flops_vs_best_pct']:+.1f}%)", flagged])
+        lines += _table(["language", "best lossless", "its tokens / char", "next", "last",
+                         "not counted"], rows)
     lines += ["", "Assumptions:", ""]
     lines += [f"- {k.replace('_', ' ')}: {v}" for k, v in section["assumptions"].items()]
     lines += ["", f"Source: {section['source']}."]
@@ -344,21 +389,22 @@ def render_recommend_plots(section: dict[str, Any], out_dir: str | Path) -> list
     size, and their training FLOPs per character against V (with the sweep's curve)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    fig, (a1, a2) = _figure(17, 6.5, cols=2)
+    from tokbench.render.figures import place_labels
+
+    fig, (a1, a2) = _figure(9.5, 12, rows=2)  # stacked: legible at page width
     optimal_plot(a1, section)
     n = section["settings"]["model_params"]
     for r in section["tokenizers"]:
         a1.scatter([n], [r["vocab"]], marker="s", color="tab:green", zorder=5, s=26)
-        a1.annotate(r["tokenizer"], (n, r["vocab"]), textcoords="offset points",
-                    xytext=(-6, 0), ha="right", fontsize=7, color="tab:green")
-    best = min((r["flops_per_char"] for r in section["tokenizers"]), default=None)
+    # against the best lossless tokenizer (mark_caveats), like the table
+    clean = [r["flops_per_char"] for r in section["tokenizers"] if not r.get("caveat")]
+    best = min(clean or [r["flops_per_char"] for r in section["tokenizers"]], default=None)
+    xs = [r["vocab"] for r in section["tokenizers"]]
+    ys = [(r["flops_per_char"] / best - 1) * 100 for r in section["tokenizers"]] if best else []
     if best:
-        xs = [r["vocab"] for r in section["tokenizers"]]
-        ys = [(r["flops_per_char"] / best - 1) * 100 for r in section["tokenizers"]]
-        a2.scatter(xs, ys, color="tab:green", zorder=4)
         for r, x, y in zip(section["tokenizers"], xs, ys, strict=True):
-            a2.annotate(r["tokenizer"], (x, y), textcoords="offset points", xytext=(4, 3),
-                        fontsize=8)
+            a2.scatter([x], [y], color="tab:red" if r.get("caveat") else "tab:green",
+                       marker="x" if r.get("caveat") else "o", zorder=4)
         curve = section.get("flops_curve")
         if curve:
             a2.plot(curve["v"], [(c / best - 1) * 100 for c in curve["flops_per_char"]],
@@ -368,9 +414,24 @@ def render_recommend_plots(section: dict[str, Any], out_dir: str | Path) -> list
                        label=f"paper's {label.split(':')[0]}")
         a2.set_xscale("log", base=2)
         a2.set_xlabel("vocabulary size V")
-        a2.set_ylabel("training FLOPs per character vs the best tokenizer (%)")
+        a2.set_ylabel("training FLOPs per character vs the best lossless tokenizer (%)")
         a2.set_title(f"Cost of training N_nv = {n:.3g} on this text, by tokenizer")
         a2.grid(alpha=0.3)
         a2.legend(fontsize=7)
     fig.tight_layout()
+    taken = label_models(a1, section)
+    place_labels(a1, [(n, r["vocab"], _marked(r)) for r in section["tokenizers"]], taken,
+                 fontsize=7, color="tab:green")
+    if best:
+        place_labels(a2, [(x, y, _marked(r)) for r, x, y in
+                          zip(section["tokenizers"], xs, ys, strict=True)], fontsize=8)
+    if any(r.get("caveat") for r in section["tokenizers"]):
+        fig.text(0.01, 0.003, "x, † not lossless on this text (round-trip below 100%) or "
+                 "over 1% of characters unknown: its tokens per character are not a saving",
+                 fontsize=7, va="bottom")
     return [_save(fig, out / "recommend.png")]
+
+
+def _marked(row: dict[str, Any]) -> str:
+    """A tokenizer's name with the symbol of its caveat (``xlm-roberta†``)."""
+    return str(row["tokenizer"]) + str(row.get("caveat_symbols") or "")

@@ -34,12 +34,21 @@ def _number(v: Any) -> bool:
 
 # -- plots ----------------------------------------------------------------------------------
 
-def _figure(ncols: int, width: float = 4.2, height: float = 3.6) -> tuple[Any, Any]:
+#: the widest a plot is drawn, in inches (990 px at 110 dpi: the report's page width)
+PAGE_WIDTH = 9.0
+
+
+def _figure(ncols: int, width: float = 3.0, height: float = 3.4) -> tuple[Any, Any]:
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(max(width * ncols, 6.0), height))
+    fig = Figure(figsize=(min(max(width * ncols, 6.0), PAGE_WIDTH), height))
     axes = fig.subplots(1, ncols, squeeze=False)[0]
     return fig, axes
+
+
+def _colours(results: Results) -> dict[str, str]:
+    """One colour per tokenizer, the same in every panel of every speed plot."""
+    return {tok: f"C{k % 10}" for k, tok in enumerate(tokenizer_order(results))}
 
 
 def latency_cdf_plot(results: Results, path: Path) -> Path | None:
@@ -50,6 +59,7 @@ def latency_cdf_plot(results: Results, path: Path) -> Path | None:
     if not sizes:
         return None
     fig, axes = _figure(len(sizes))
+    colours = _colours(results)
     qs = None
     for ax, size in zip(axes, sizes, strict=True):
         for tok in tokenizer_order(results):
@@ -58,7 +68,7 @@ def latency_cdf_plot(results: Results, path: Path) -> Path | None:
                 continue
             cdf = [v for v in r.extra["cdf"] if _number(v)]
             qs = [i / (len(cdf) - 1) for i in range(len(cdf))]
-            ax.plot(cdf, qs, label=tok, linewidth=1.2)
+            ax.plot(cdf, qs, label=tok, linewidth=1.2, color=colours[tok])
         ax.set_xscale("log")
         ax.axhline(0.99, color="grey", linewidth=0.6, linestyle=":")
         ax.set_title(f"encode latency · {size}", fontsize=9)
@@ -80,16 +90,15 @@ def threads_plot(results: Results, path: Path) -> Path | None:
         return None
     fig, axes = _figure(1, width=6.5, height=4.2)
     ax = axes[0]
-    colors: dict[str, Any] = {}
+    colours = _colours(results)
     for tok in tokenizer_order(results):
         for via, style in (("native", "-"), ("process", "--")):
             pts = sorted((int(r.extra.get("threads_asked", 0)), float(r.value or 0)) for r in rows
                          if r.tokenizer == tok and r.subset.startswith(via + ":"))
             if not pts:
                 continue
-            line = ax.plot([p[0] for p in pts], [p[1] for p in pts], style, marker="o",
-                           label=f"{tok} ({via})", color=colors.get(tok))[0]
-            colors[tok] = line.get_color()
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], style, marker="o",
+                    label=f"{tok} ({via})", color=colours[tok])
     ax.set_xlabel("threads (native) / worker processes asked")
     ax.set_ylabel("MB/s (wall clock)")
     ax.set_title("Batch encode throughput against threads")
@@ -112,8 +121,9 @@ def scaling_plot(results: Results, path: Path) -> Path | None:
     nrows = (len(kinds) + ncols - 1) // ncols
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(4.2 * ncols, 3.4 * nrows))
+    fig = Figure(figsize=(PAGE_WIDTH if ncols > 1 else 4.5, 3.0 * nrows))
     axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
+    colours = _colours(results)
     for ax, kind in zip(axes, kinds, strict=False):
         for tok in tokenizer_order(results):
             r = next((x for x in rows if x.tokenizer == tok and x.subset == kind), None)
@@ -122,7 +132,7 @@ def scaling_plot(results: Results, path: Path) -> Path | None:
             xs = [p[0] for p in r.extra["points"]]
             ys = [p[1] for p in r.extra["points"]]
             slope = f"{r.value:.2f}" if _number(r.value) else "?"
-            ax.plot(xs, ys, marker=".", label=f"{tok} ({slope})")
+            ax.plot(xs, ys, marker=".", label=f"{tok} ({slope})", color=colours[tok])
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_title(kind, fontsize=9)

@@ -114,6 +114,21 @@ def recommendation_text(sweep: dict[str, Any], several_suites: bool = False) -> 
     return text
 
 
+def answer_lines(sweep: dict[str, Any]) -> list[str]:
+    """The one reconciled answer (``meta.sweep["answer"]``): a headline, then its reasons
+    as Markdown bullets; nothing for a sweep.json written before answers existed."""
+    answer = sweep.get("answer")
+    if not answer:
+        return []
+    size = int(answer["size"])
+    how = ("compute-optimal for this model" if answer["source"] == "compute-optimal"
+           else "the sweep's rule")
+    head = f"**Answer: train at {size:,} tokens** ({how})."
+    if answer.get("extend"):
+        head += f" Add {','.join(answer['extend'])} to --sizes to confirm it."
+    return [head, "", *(f"- {r[0].upper()}{r[1:]}." for r in answer["reasons"])]
+
+
 def cost_lines(sweep: dict[str, Any]) -> list[str]:
     config = sweep["config"]
     tied = "tied input/output embeddings" if config.get("tied") else \
@@ -152,7 +167,7 @@ def render_sweep_markdown(results: Results, plots: list[str] | None = None) -> s
             lines += ["", f"> **Warning:** {item['overlapping']:,} of {item['documents']:,} "
                       f"documents of `{item['suite']}` also occur in the training corpus; its "
                       "numbers are not held-out."]
-    lines += ["", recommendation_text(sw, len(suites) > 1), ""]
+    lines += ["", *answer_lines(sw), "", recommendation_text(sw, len(suites) > 1), ""]
     for p in plots or []:
         if "_scaling" not in p:
             lines.append(f"![{p}]({p})")
@@ -192,21 +207,53 @@ def _pyplot() -> Any:
     return Figures
 
 
+#: languages drawn in colour (with a legend entry) on a sweep plot; the rest are grey
+HIGHLIGHTED = 7
+
+
+def highlighted(series: dict[str, dict[int, float]], sweep: dict[str, Any],
+                k: int = HIGHLIGHTED) -> list[str]:
+    """The groups worth a colour: the "all" rows, the languages that decide the
+    recommendation (binding), then those gaining most and least from the largest size."""
+    rec = sweep.get("recommendation", {})
+    several = any("/" in g for g in series)
+    binding = [f"{b['suite']}/{b['subset']}" if several else b["subset"]
+               for b in rec.get("binding") or []]
+    alls = [g for g in series if g.endswith(ALL)]
+    rest = [g for g in series if not g.endswith(ALL) and len(series[g]) > 1]
+
+    def growth(g: str) -> float:
+        values = series[g]
+        return max(values.values()) / min(values.values()) if min(values.values()) else 0.0
+
+    by_growth = sorted(rest, key=lambda g: (-growth(g), g))
+    order = [*binding, *by_growth[:k], *reversed(by_growth[-2:])]
+    picked: list[str] = []
+    for g in order:
+        if g in series and g not in picked and g not in alls and len(picked) < k:
+            picked.append(g)
+    return alls + picked
+
+
 def _series_plot(ax: Any, series: dict[str, dict[int, float]], sizes: list[int], ylabel: str,
-                 title: str, recommended: int | None, legend_ax: Any = None) -> None:
-    import itertools
-
-    import matplotlib
-
-    many = len(series) > 12
-    styles = itertools.cycle(["-", "--", ":", "-."])
-    colors = itertools.cycle(matplotlib.colormaps["tab20"](range(20)))
-    for g, values in series.items():
-        xs = [s for s in sizes if s in values]
+                 title: str, recommended: int | None, sweep: dict[str, Any]) -> None:
+    """"all" in black, a few languages in distinct colours, every other language as a thin
+    grey line (one legend entry for them), the recommended size as a dashed line; the
+    legend sits under the axes, so nothing is clipped however long the names."""
+    shown = highlighted(series, sweep)
+    others = [g for g in series if g not in shown]
+    for g in others:
+        xs = [s for s in sizes if s in series[g]]
+        ax.plot(xs, [series[g][s] for s in xs], color="0.8", linewidth=0.7, zorder=1,
+                label=f"{len(others)} other languages" if g == others[0] else None)
+    k = 0
+    for g in shown:
+        xs = [s for s in sizes if s in series[g]]
         is_all = g.endswith(ALL)
-        ax.plot(xs, [values[s] for s in xs], marker="o", markersize=3 if many else 4,
-                linewidth=2.4 if is_all else 1.0, color="black" if is_all else next(colors),
-                linestyle="-" if is_all else next(styles), label=g, zorder=3 if is_all else 2)
+        ax.plot(xs, [series[g][s] for s in xs], marker="o", markersize=4,
+                linewidth=2.4 if is_all else 1.4, color="black" if is_all else f"C{k % 10}",
+                label=g, zorder=3 if is_all else 2)
+        k += 0 if is_all else 1
     if recommended is not None:
         ax.axvline(recommended, color="tab:red", linewidth=1, linestyle="--",
                    label=f"recommended {_label(recommended)}")
@@ -216,16 +263,10 @@ def _series_plot(ax: Any, series: dict[str, dict[int, float]], sizes: list[int],
     ax.minorticks_off()
     ax.set_xlabel("vocabulary size")
     ax.set_ylabel(ylabel)
-    ax.set_title(title)
+    ax.set_title(title, fontsize=10)
     ax.grid(alpha=0.3)
-    if legend_ax is not None:  # a separate panel holds the legend
-        handles, labels = ax.get_legend_handles_labels()
-        legend_ax.axis("off")
-        legend_ax.legend(handles, labels, fontsize=6 if many else 8,
-                         ncol=2 if len(labels) > 24 else 1, loc="center", frameon=False)
-    else:
-        ax.legend(fontsize=6 if many else 8, ncol=3 if many else 1, loc="center left",
-                  bbox_to_anchor=(1.01, 0.5))
+    ax.legend(fontsize=7, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.16),
+              frameon=False)
 
 
 def _cost_plot(ax: Any, sweep: dict[str, Any]) -> None:
@@ -262,12 +303,11 @@ def render_sweep_plots(results: Results, out_dir: str | Path) -> list[Path]:
     written: list[Path] = []
     algo = t.sweep["algo"]
 
-    fig, (a1, leg, a2) = plt.subplots(1, 3, figsize=(16, 5.6),
-                                      gridspec_kw={"width_ratios": [3, 1.2, 2.2]})
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(9.0, 5.2),
+                                 gridspec_kw={"width_ratios": [3, 2.2]})
     _series_plot(a1, t.bytes_per_token, t.sizes, "UTF-8 bytes per token",
-                 f"Bytes per token by language ({algo})", rec, legend_ax=leg)
+                 f"Bytes per token by language ({algo})", rec, t.sweep)
     _cost_plot(a2, t.sweep)
-    fig.tight_layout()
     written.append(_save(plt, fig, out / "sweep.png"))
 
     for name, series, ylabel, title in [
@@ -277,14 +317,12 @@ def render_sweep_plots(results: Results, out_dir: str | Path) -> list[Path]:
              f"Fertility against vocabulary size ({algo})")]:
         if not series:
             continue
-        fig, ax = plt.subplots(figsize=(11, 5.4))
-        _series_plot(ax, series, t.sizes, ylabel, title, rec)
-        fig.tight_layout()
+        fig, ax = plt.subplots(figsize=(9.0, 5.2))
+        _series_plot(ax, series, t.sizes, ylabel, title, rec, t.sweep)
         written.append(_save(plt, fig, out / name))
     if t.sweep.get("cost"):
         fig, ax = plt.subplots(figsize=(7, 5))
         _cost_plot(ax, t.sweep)
-        fig.tight_layout()
         written.append(_save(plt, fig, out / "sweep_cost.png"))
     if "scaling" in t.sweep:
         from tokbench.render.scaling import render_scaling_plots
@@ -294,7 +332,9 @@ def render_sweep_plots(results: Results, out_dir: str | Path) -> list[Path]:
 
 
 def _save(plt: Any, fig: Any, path: Path) -> Path:
-    fig.savefig(path, dpi=110)
+    """Saved with every label inside (bbox "tight": a long legend is never clipped)."""
+    fig.tight_layout()
+    fig.savefig(path, dpi=110, bbox_inches="tight", pad_inches=0.15)
     plt.close(fig)
     return path
 

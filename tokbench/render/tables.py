@@ -14,12 +14,16 @@ from typing import Any
 from tokbench.constants import ALL
 from tokbench.metrics import metric_info
 from tokbench.metrics.base import MetricInfo
+from tokbench.metrics.trust import Caveat, Trust
+from tokbench.metrics.trust import mark_best as mark_best  # where it used to live
 from tokbench.results import Results, Row, order_subsets
 
 
 @dataclass
 class Table:
-    """``cells[subset][tokenizer]`` for one (suite, metric); ``best[subset]`` = winners."""
+    """``cells[subset][tokenizer]`` for one (suite, metric); ``best[subset]`` = winners;
+    ``flags[subset][tokenizer]`` = the caveat of a value that may not win
+    (``tokbench.metrics.trust``: not lossless, or mostly unknown tokens)."""
 
     suite: str
     metric: MetricInfo
@@ -27,6 +31,16 @@ class Table:
     subsets: list[str]
     cells: dict[str, dict[str, Any]] = field(default_factory=dict)
     best: dict[str, set[str]] = field(default_factory=dict)
+    flags: dict[str, dict[str, Caveat]] = field(default_factory=dict)
+
+    def symbol(self, subset: str, tokenizer: str) -> str:
+        """The caveat symbols of one cell (``"†"``, ``"‡"``), or ""."""
+        c = self.flags.get(subset, {}).get(tokenizer)
+        return c.symbols if c is not None else ""
+
+    def symbols(self) -> list[str]:
+        """Every caveat symbol the table shows (for its legend)."""
+        return [c.symbols for f in self.flags.values() for c in f.values()]
     #: ``extra[subset][tokenizer]``: the row's detail (interval, paired comparison)
     extra: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
 
@@ -50,21 +64,13 @@ def tokenizer_order(results: Results) -> list[str]:
     return names
 
 
-def mark_best(values: dict[str, Any], direction: str) -> set[str]:
-    nums = {k: v for k, v in values.items() if isinstance(v, (int, float))}
-    if direction not in ("higher", "lower") or len(nums) < 2:
-        return set()
-    target = max(nums.values()) if direction == "higher" else min(nums.values())
-    if all(v == target for v in nums.values()):
-        return set()
-    return {k for k, v in nums.items() if v == target}
-
-
 def build_tables(results: Results, suites: Sequence[str] | None = None,
                  metrics: Sequence[str] | None = None,
                  subsets: Sequence[str] | None = None) -> list[Table]:
-    """One table per (suite, metric) present in the results, in a stable order."""
+    """One table per (suite, metric) present in the results, in a stable order; the best
+    value of a row is chosen among the values without a caveat (``Trust``)."""
     toks = tokenizer_order(results)
+    trust = Trust.of(results)
     grouped: dict[tuple[str, str], list[Row]] = {}
     for r in results.rows:
         if suites and r.suite not in suites:
@@ -94,7 +100,11 @@ def build_tables(results: Results, suites: Sequence[str] | None = None,
             if r.extra:
                 t.extra.setdefault(r.subset, {})[r.tokenizer] = r.extra
         for subset in t.subsets:
-            t.best[subset] = mark_best(t.cells.get(subset, {}), info.direction)
+            cells = t.cells.get(subset, {})
+            t.best[subset] = trust.best(cells, suite, subset, metric)
+            flags = trust.flags(suite, subset, metric, cells)
+            if flags:
+                t.flags[subset] = flags
         tables.append(t)
     return tables
 
@@ -111,6 +121,8 @@ def summary_table(results: Results, suite: str, subset: str = ALL) -> Table | No
         t.subsets.append(name)
         t.cells[name] = tab.cells.get(subset, {})
         t.best[name] = tab.best.get(subset, set())
+        if subset in tab.flags:
+            t.flags[name] = tab.flags[subset]
         t.extra[name] = tab.extra.get(subset, {})
     t.tokenizers = [x for x in toks if any(x in c for c in t.cells.values())]
     return t
@@ -149,7 +161,7 @@ def format_value(value: Any, info: MetricInfo) -> str:
 
 #: marks of ``format_cell``, explained under every table that uses them
 SAME_MARK = "≈"
-FEW_MARK = "†"
+FEW_MARK = "°"
 INTERVAL_LEGEND = (f"± is the half-width of the 95% confidence interval (level in results.json); "
                    f"{SAME_MARK}: not distinguishable from the best (paired interval of the ratio "
                    f"holds 1); {FEW_MARK}: too few documents for an interval")

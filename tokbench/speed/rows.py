@@ -3,8 +3,9 @@
 Row layout (suite is the caller's, "speed" for ``tokbench bench``):
 
 * latency: metric ``{encode,decode}_{p50,p90,p99,max}_us``, subset = request size
-  (chat, paragraph, document); extras: clock, calls, ci, cpu_value, stop; the p50 row
-  also carries ``cdf`` (quantiles at 0..100 %, µs) for the CDF plot;
+  (chat, paragraph, document); extras: clock, calls, ci, cpu_value, stop, request_bytes,
+  request_chars (means per request); the p50 row also carries ``cdf`` (quantiles at
+  0..100 %, µs) for the CDF plot;
 * ``encode_mb_s``, subset all: single-thread rate with its interval and samples;
 * ``batch_mb_s`` and ``threads_used``, subset ``native:N`` / ``process:N``; an ignored
   setting is flagged in the extras (``ignored``);
@@ -108,8 +109,9 @@ def speed_rows(tok: Tokenizer, texts: Sequence[str], *, suite: str = "speed",
             enc = measure_latency(tok.encode, req.texts, req.mean_bytes, settings.latency, clocks)
             ids = [tok.encode(t) for t in req.texts]
             dec = measure_latency(tok.decode, ids, req.mean_bytes, settings.decode_latency, clocks)
+            chars = sum(map(len, req.texts)) / len(req.texts)
             for op, lat in (("encode", enc), ("decode", dec)):
-                _latency_rows(row, req.name, op, lat)
+                _latency_rows(row, req.name, op, lat, chars)
     if "rate" in settings.parts:
         say("single-thread rate")
         rate = measure_rate(tok, sample, settings.rate, clocks)
@@ -150,9 +152,11 @@ def speed_rows(tok: Tokenizer, texts: Sequence[str], *, suite: str = "speed",
 
 
 def _latency_rows(row: Callable[[str, str, Any, dict[str, Any]], None], subset: str, op: str,
-                  lat: Latency) -> None:
+                  lat: Latency, request_chars: float | None = None) -> None:
     for key in ("p50", "p90", "p99", "max"):
         extra = lat.summary(key)
+        if request_chars is not None:
+            extra["request_chars"] = request_chars  # mean characters per request
         extra["cpu_value"] = extra["cpu_value"] * 1e6
         extra["mean"] = extra["mean"] * 1e6
         for k in ("ci", "cpu_ci"):

@@ -156,7 +156,9 @@ def _file_lang(path: Path, lang: str | None) -> str:
 
 def load_text(target: str, *, errors: str = "strict", **options: Any
               ) -> Suite | StreamingSuite:
-    """A ``.txt`` or ``.jsonl`` file, or a folder of them (searched recursively).
+    """A ``.txt`` or ``.jsonl`` file, or a folder of them (searched recursively); a file
+    named directly is read whatever its extension, and ``glob=*.dev,*.devtest`` picks a
+    folder's files by name instead (read as ``.txt`` unless they end in ``.jsonl``).
 
     ``.txt``: one document per line (``per_file=true``: one per file); ``.jsonl``: one
     ``{"text", "lang"?, "id"?, "domain"?}`` object per line. The language is the
@@ -178,27 +180,24 @@ def load_text(target: str, *, errors: str = "strict", **options: Any
     parallel = opts.get_bool("parallel")
     pivot_opt = opts.get_str("pivot")
     subset_by = opts.get_str("subset_by", choices=("lang", "domain"))
+    glob_opt = opts.get_str("glob")
+    patterns = [g.strip() for g in glob_opt.split(",") if g.strip()] if glob_opt else []
     opts.finish()
     reader = Reader(errors)
     source = f"text:{root}"
     name = f"text:{root.stem if root.is_file() else root.resolve().name}"
-    if root.is_file():
-        files = [root]
-    else:
-        files = sorted(p for p in root.rglob("*") if p.is_file()
-                       and p.suffix in (".txt", ".jsonl")
-                       and not any(part.startswith(".") for part in p.relative_to(root).parts))
-        if not files:
-            raise InputError(f"{source}: no .txt or .jsonl files in this folder")
+    # a file named is read whatever its extension
+    files = [root] if root.is_file() else _text_files(root, patterns, source)
     if parallel:
         if root.is_file() or per_file:
             raise InputError(f"{source}: parallel=true needs a folder of line-aligned "
                              "<code>.txt files (one document per line)")
         by_lang: dict[str, Path] = {}
         for path in files:
-            if path.suffix != ".txt" or not looks_like_code(path.stem):
+            if path.suffix == ".jsonl" or not looks_like_code(path.stem):
                 raise InputError(f"{path}: with parallel=true every file must be named "
-                                 "<code>.txt, e.g. eng_Latn.txt")
+                                 "<code>.txt (or <code>.EXT with ?glob=*.EXT), e.g. "
+                                 "eng_Latn.txt")
             by_lang[canonical_lang(path.stem, where=str(path))] = path
         pivot = canonical_lang(pivot_opt, where=f"{source} option pivot") if pivot_opt \
             else (PIVOT if PIVOT in by_lang else sorted(by_lang)[0])
@@ -234,6 +233,31 @@ def load_text(target: str, *, errors: str = "strict", **options: Any
                 elif line is not None:
                     docs.append(Document(f"{rel}:{n}", file_lang, domain, line))
     return _suite(name, docs, reader, source=source, subset_by=subset_by)
+
+
+#: the files a ``text:`` folder is read from unless ``?glob=`` says otherwise
+TEXT_SUFFIXES = (".txt", ".jsonl")
+
+
+def _text_files(root: Path, patterns: list[str], source: str) -> list[Path]:
+    """The files of a ``text:`` folder (recursively, hidden ones left out): ``.txt`` and
+    ``.jsonl``, or those whose name matches one of ``patterns`` (``?glob=*.devtest``)."""
+    from fnmatch import fnmatchcase
+
+    found = sorted(p for p in root.rglob("*") if p.is_file()
+                   and not any(part.startswith(".") for part in p.relative_to(root).parts))
+    if patterns:
+        files = [p for p in found if any(fnmatchcase(p.name, g) for g in patterns)]
+        what = "files matching " + ", ".join(patterns)
+    else:
+        files = [p for p in found if p.suffix in TEXT_SUFFIXES]
+        what = ".txt or .jsonl files"
+    if files:
+        return files
+    others = sorted({p.suffix for p in found if p.suffix})[:5]
+    hint = (f"; it holds {', '.join(others)} files: read them as text (one document per "
+            f"line) with ?glob={','.join('*' + x for x in others)}" if others else "")
+    raise InputError(f"{source}: no {what} in this folder{hint}")
 
 
 def _jsonl_docs(reader: Reader, path: Path, rel: str, lang: str | None, file_lang: str,

@@ -631,6 +631,7 @@ def recommend_section(settings: ScalingSettings, vocab: Mapping[str, int],
         rows = placement(settings, {t: (vocab[t], measured[t][g]) for t in both
                                     if g in measured[t]})
         languages[g] = [{"tokenizer": r["tokenizer"], "tokens_per_char": r["tokens_per_char"],
+                         "flops_per_char": r["flops_per_char"],
                          "flops_vs_best_pct": r["flops_vs_best_pct"]} for r in rows]
     section["languages"] = languages
     if sweep_groups:
@@ -639,3 +640,34 @@ def recommend_section(settings: ScalingSettings, vocab: Mapping[str, int],
         s = section["settings"]
         section["flops_curve"] = flops_curve(f, s["model_params"], s["d_model"])
     return section
+
+
+def mark_caveats(section: dict[str, Any], trust: Any, suites: Iterable[str]) -> None:
+    """Note on each placed tokenizer (and each per-language entry) whether its tokens per
+    character can be trusted (``tokbench.metrics.trust``): ``caveat`` (the reason) and
+    ``caveat_symbols`` on those that are not lossless or map much text to unknown tokens
+    on any of ``suites``. Such a tokenizer is never called the best."""
+    from tokbench.metrics.trust import combine
+
+    suites = list(suites)
+
+    def caveat(tokenizer: str, subset: str) -> Any:
+        found = [(s, c) for s in suites
+                 if (c := trust.caveat(tokenizer, s, subset, "chars_per_token")) is not None]
+        return combine(found) if found else None
+
+    def mark(rows: list[dict[str, Any]], subset: str) -> None:
+        for r in rows:
+            c = caveat(r["tokenizer"], subset)
+            if c is not None:
+                r["caveat"], r["caveat_symbols"] = c.reason, c.symbols
+        clean = [r["flops_per_char"] for r in rows
+                 if "caveat" not in r and "flops_per_char" in r]
+        if clean:  # "vs best" is against the best tokenizer that may be called best
+            for r in rows:
+                if "flops_per_char" in r:
+                    r["flops_vs_best_pct"] = (r["flops_per_char"] / min(clean) - 1.0) * 100.0
+
+    mark(section.get("tokenizers", []), "all")
+    for lang, ranked in section.get("languages", {}).items():
+        mark(ranked, lang)

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from tokbench.constants import ALL
 from tokbench.errors import InputError
-from tokbench.results import Results
+from tokbench.results import Results, round_value
 from tokbench.vocab.train import (
     Corpus,
     CorpusTooSmallError,
@@ -580,15 +580,121 @@ def analyze(results: Results, config: SweepConfig, names: dict[str, int]) -> dic
     bpt = metric_by_size(results, names, "bytes_per_token")
     rec = recommend(bpt, groups_of(results), sizes, config.within)
     rec["name"] = tokenizer_name_from(names, rec["size"])
-    out = {"recommendation": rec,
-           "cost": cost_table(results, names, sizes, config.d_model, config.tied)}
+    out: dict[str, Any] = {"recommendation": rec,
+                           "cost": cost_table(results, names, sizes, config.d_model,
+                                              config.tied)}
+    section: dict[str, Any] | None = None
     if config.scaling is not None:
         from tokbench.vocab.scaling import analyze as scaling_analyze
 
         section = scaling_analyze(config.scaling, tokens_per_char(results, names))
         section["nearest_size"] = _nearest(sizes, section)
         out["scaling"] = section
+    out["answer"] = reconcile(rec, sizes, section)
     return out
+
+
+def round_size(v: float) -> int:
+    """The one rounding of a vocabulary size anywhere tokbench prints or stores one: to the
+    nearest integer (an optimum is not known to more than that)."""
+    return math.floor(v + 0.5)
+
+
+def _doubled(size: int, times: int = 2) -> str:
+    return ",".join(size_label(size * 2 ** k) for k in range(1, times + 1))
+
+
+def edge(rec: dict[str, Any], sizes: Sequence[int]) -> dict[str, Any] | None:
+    """Whether the sweep's pick sits at the edge of the sizes tried, and what to extend."""
+    size = int(rec["size"])
+    worst = (rec.get("worst") or {}).get(str(size)) or {}
+    if size == sizes[-1] and len(sizes) > 1:
+        return {"at": "largest", "extend": _doubled(size),
+                "text": f"{size_label(size)} is the largest size tried: larger sizes may "
+                        f"still gain more than {_pct(rec['within'])}; add "
+                        f"{_doubled(size)} to --sizes (or loosen --within)"}
+    if size == sizes[0] and rec.get("met", True) and len(sizes) > 1 and size > 256:
+        smaller = size_label(max(256, size // 2))
+        return {"at": "smallest", "extend": smaller,
+                "text": f"{size_label(size)} is the smallest size tried and already meets "
+                        f"the rule ({worst.get('subset', 'every language')} is "
+                        f"{worst.get('below_best_pct', 0):.1f}% below its best): a smaller "
+                        f"size may too; add {smaller} to --sizes"}
+    return None
+
+
+def reconcile(rec: dict[str, Any], sizes: Sequence[int],
+              scaling: dict[str, Any] | None) -> dict[str, Any]:
+    """One recommended vocabulary size with its reasons, reconciling the sweep's pick (the
+    smallest size within X% of the best compression) with the compute-optimal size of
+    Tao et al. (when --model-params is given).
+
+    Without a model size the pick is the answer. With one, the answer is the
+    compute-optimal size with this corpus's f(V) (approach 2; the paper's own approach 2
+    when the corpus's cannot be calibrated): it weighs the compression the sweep measures
+    against what a larger embedding costs a model of that size, which the pick alone does
+    not. Either way the answer says where it stands against the sizes tried and what to
+    extend.
+    """
+    pick = int(rec["size"])
+    at_edge = edge(rec, sizes)
+    reasons = [f"the sweep's rule picks {size_label(pick)} ({pick:,}): the smallest size "
+               f"whose bytes per token is within {_pct(rec['within'])} of the best size's "
+               "for every language" if rec.get("met", True) else
+               f"no size meets the sweep's rule; {size_label(pick)} ({pick:,}) comes "
+               "closest"]
+    extend: list[str] = []
+    if at_edge is not None:
+        reasons.append(at_edge["text"])
+        extend.append(at_edge["extend"])
+    if scaling is None:
+        return {"size": pick, "source": "sweep", "reasons": reasons, "edge": at_edge,
+                "extend": _unique_sizes(extend)}
+    group = scaling["groups"].get(scaling["overall"]) or {}
+    v = group.get("approach2")
+    source = "approach 2 with this corpus's f(V)"
+    if v is None:
+        v, source = scaling["paper"]["approach2"], "the paper's approach 2 (its f(V))"
+        if group.get("gamma_reason"):
+            reasons.append(f"this corpus's f(V) could not be calibrated: "
+                           f"{group['gamma_reason']}")
+    size = round_size(v)
+    n = scaling["settings"]["model_params"]
+    lo, hi = sizes[0], sizes[-1]
+    compare = ("larger than" if size > pick else "smaller than" if size < pick else "equal to")
+    reasons.insert(0, f"compute-optimal for N_nv = {n:.3g} (Tao et al. 2024, {source}): "
+                      f"{size:,}")
+    if size > pick and at_edge is not None and at_edge["at"] == "largest":
+        reasons.append(f"it is {compare} the sweep's pick, which is only the largest size "
+                       "tried: both point above the sizes measured")
+    elif size > pick:
+        reasons.append(f"it is {compare} the sweep's pick: beyond {size_label(pick)} each "
+                       f"language gains under {_pct(rec['within'])} bytes per token, but for "
+                       "this model the fewer tokens still save more compute than the larger "
+                       "embedding costs")
+    elif size < pick:
+        reasons.append(f"it is {compare} the sweep's pick: the extra compression of "
+                       f"{size_label(pick)} costs this model more compute (a larger "
+                       "embedding) than its fewer tokens save")
+    if size > hi:
+        target = size_label(1 << math.ceil(math.log2(size)))
+        reasons.append(f"{size:,} lies beyond the largest size tried ({size_label(hi)}): "
+                       f"f(V) is extrapolated there; add sizes up to {target} to --sizes to "
+                       "measure it")
+        extend.append(target)
+    elif size < lo:
+        target = size_label(max(256, 1 << math.floor(math.log2(size))))
+        reasons.append(f"{size:,} lies below the smallest size tried ({size_label(lo)}); add "
+                       f"{target} to --sizes to measure it")
+        extend.append(target)
+    return {"size": size, "source": "compute-optimal", "pick": pick, "reasons": reasons,
+            "edge": at_edge, "extend": _unique_sizes(extend)}
+
+
+def _unique_sizes(labels: Sequence[str]) -> list[str]:
+    """``["64k,128k", "64k"]`` -> ``["64k", "128k"]``: each size once, smallest first."""
+    sizes = {parse_size(x) for item in labels for x in item.split(",") if x}
+    return [size_label(x) for x in sorted(sizes)]
 
 
 def _nearest(sizes: Sequence[int], section: dict[str, Any]) -> dict[str, Any] | None:
@@ -629,6 +735,8 @@ def sweep(corpus: Corpus, eval_suites: Sequence[AnySuite], config: SweepConfig, 
             notify("overlap", item)
     trained = train_sizes(corpus, config, out_dir, notify)
     results = evaluate(trained, eval_suites, config, out_dir, notify)
+    for r in results.rows:  # analysed as sweep.json stores them: recommend --sweep, which
+        r.value = round_value(r.value)  # reads that file, finds the same sizes
     names = {t.name: t.size for t in trained}
     base = config.train.resolved()
     meta = {
