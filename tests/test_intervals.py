@@ -209,3 +209,25 @@ def test_ratio_to_size_estimate_by_hand() -> None:
     assert (units, df) == (7, 5)
     iv = ratio_interval(m, ["a"], ["b"], design)
     assert iv is not None and iv.value == pytest.approx(r)
+
+
+def test_the_verdict_says_when_the_runner_up_cannot_be_told_apart() -> None:
+    from tokbench.metrics.verdict import verdict
+    from tokbench.record import RunMeta, SuiteInfo
+    from tokbench.results import Results, Row
+
+    def rows(distinct: bool) -> Results:
+        return Results(meta=RunMeta(suites={"s": SuiteInfo(name="s")}), rows=[
+            Row("a", "s", "all", "chars_per_token", 3.00),
+            Row("b", "s", "all", "chars_per_token", 2.95,
+                {"vs": "a", "vs_ratio": 2.95 / 3, "vs_low": 0.97 if distinct else 0.96,
+                 "vs_high": 0.999 if distinct else 1.004, "vs_distinct": distinct,
+                 "ci_level": 0.95}),
+        ])
+
+    (line,) = verdict(rows(False)).of("cost")
+    assert line.winner is not None and line.winner.tokenizer == "a"
+    assert any(c == "not distinguishable from b on these documents (paired 95% interval of "
+               "the ratio 0.9600–1.0040)" for c in line.caveats), line.caveats
+    (line,) = verdict(rows(True)).of("cost")
+    assert not any("distinguishable" in c for c in line.caveats)
