@@ -18,8 +18,36 @@
 #   GATE_EXIT_ZERO      "true": exit 0 whatever the verdict (the caller reads exit-code)
 # Outputs, appended to $GITHUB_OUTPUT when set: exit-code, regression, results, markdown.
 # The comparison is appended to $GITHUB_STEP_SUMMARY when set.
-# Exit code: tokbench's (0 no regression, 1 regression, 2 bad input), or 0 with GATE_EXIT_ZERO.
+# Exit code: 0 no regression, 1 regression, 2 bad input or any failure (0 with GATE_EXIT_ZERO).
+# Timings are judged only when GATE_FAIL names them (e.g. throughput:15%): a shared runner's
+# clock is no verdict on the tokenizer.
 set -uo pipefail -o noglob  # specs are split into words, never globbed
+
+fail() {  # a bad input: one line, exit 2 (the outputs say so too)
+  echo "::error::tokbench gate: $1"
+  if [ -n "${GITHUB_OUTPUT:-}" ]; then
+    printf 'exit-code=2\nregression=false\nresults=\nmarkdown=\n' >> "$GITHUB_OUTPUT"
+  fi
+  [ "${GATE_EXIT_ZERO:-false}" = "true" ] && exit 0
+  exit 2
+}
+
+# values end up in $GITHUB_OUTPUT and in the log, where a new line starts a new output or a
+# workflow command (::warning::...): control characters are refused; only the lists
+# GATE_FAIL and GATE_ARGS may use new lines and tabs as separators
+for name in GATE_TOKENIZERS GATE_SUITES GATE_METRICS GATE_BASELINE GATE_ALLOW_CHANGE \
+            GATE_ALLOW_REMOVED GATE_OUT GATE_HISTORY GATE_TOKBENCH GATE_EXIT_ZERO; do
+  if [[ "${!name:-}" == *[[:cntrl:]]* ]]; then
+    fail "$name contains a control character (a new line, tab, escape...); give it on one line"
+  fi
+done
+for name in GATE_FAIL GATE_ARGS; do
+  value="${!name:-}"
+  value="${value//$'\n'/}"
+  if [[ "${value//$'\t'/}" == *[[:cntrl:]]* ]]; then
+    fail "$name contains a control character other than a new line or tab; remove it"
+  fi
+done
 
 out="${GATE_OUT:-tokbench-run}"
 read -r -a cmd <<< "${GATE_TOKBENCH:-tokbench}"
@@ -44,7 +72,7 @@ fi
 IFS=$' \t\n' read -r -d '' -a extra <<< "${GATE_ARGS:-}"
 args+=("${extra[@]}")
 
-echo "tokbench gate: ${cmd[*]} ${args[*]}"
+echo "tokbench gate: ${cmd[*]} ${args[*]}"  # no control characters: a line of its own
 rm -f "$out/compare.md"  # never report the comparison of an earlier run
 "${cmd[@]}" "${args[@]}"
 code=$?
@@ -52,6 +80,13 @@ code=$?
 markdown=""
 if [ "$code" -le 1 ] && [ -f "$out/compare.md" ]; then
   markdown="$out/compare.md"
+elif [ "$code" = 1 ]; then
+  # exit 1 is a regression only with the comparison that found it; anything else failed
+  echo "tokbench exited 1 without a comparison ($out/compare.md): a failure, not a regression"
+  code=2
+fi
+if [ "$code" != 0 ] && [ "$code" != 1 ]; then
+  code=2  # bad input, a crash, a signal, a missing command: all failures, one code
 fi
 if [ -n "${GITHUB_OUTPUT:-}" ]; then
   {
@@ -66,8 +101,8 @@ if [ -n "${GITHUB_STEP_SUMMARY:-}" ] && [ -n "$markdown" ]; then
 fi
 case "$code" in
   0) ;;
-  1) echo "::error::tokbench found a regression against $GATE_BASELINE (see $markdown)" ;;
-  *) echo "::error::tokbench could not run or compare (exit $code)" ;;
+  1) echo "::error::tokbench found a regression (see $markdown)" ;;
+  *) echo "::error::tokbench could not run or compare (exit 2): bad input or a failure, not a regression" ;;
 esac
 if [ "${GATE_EXIT_ZERO:-false}" = "true" ]; then
   exit 0

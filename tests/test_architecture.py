@@ -17,7 +17,7 @@ LAYERS = {
     "registry": 0, "record": 0, "results": 0,
     "adapters": 1, "suites": 1,
     "metrics": 2, "loading": 2,
-    "engine": 3, "speed": 3, "vocab": 3,
+    "engine": 3, "speed": 3, "vocab": 3, "parity": 3,
     "ci": 4,
     "render": 5,
     "cli": 6,

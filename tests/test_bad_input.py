@@ -28,6 +28,7 @@ from tokbench.errors import (
     CorruptFileError,
     HashMismatchError,
     InputError,
+    MissingDependencyError,
     SourceError,
     TokbenchError,
     UnknownNameError,
@@ -85,6 +86,36 @@ def _preset(name: str) -> Callable[[Path], Any]:
         from tokbench.engine.presets import get_preset
 
         return get_preset(name)
+    return run
+
+
+def _spec(spec: str) -> Callable[[Path], Any]:
+    def run(tmp: Path) -> Any:
+        from tokbench.loading.loader import load_tokenizer
+
+        return load_tokenizer(spec)
+    return run
+
+
+def _missing_implementation(tmp: Path) -> Any:
+    from tokbench.loading.implementations import IMPLEMENTATIONS, Implementation
+    from tokbench.loading.loader import clear_memo, load_tokenizer
+
+    IMPLEMENTATIONS.register("no-such-lib", Implementation(
+        "no-such-lib", "tokbench-no-such-lib", "tokbench_no_such_lib", ("tiktoken",),
+        "tokbench.adapters.libraries:splintr"), replace=True)
+    try:
+        return load_tokenizer("cl100k_base@no-such-lib")
+    finally:
+        IMPLEMENTATIONS._targets.pop("no-such-lib", None)
+        clear_memo()
+
+
+def _versions(text: str) -> Callable[[Path], Any]:
+    def run(tmp: Path) -> Any:
+        from tokbench.parity.drift import parse_versions
+
+        return parse_versions(text)
     return run
 
 
@@ -154,6 +185,21 @@ ROWS: list[tuple[str, Callable[[Path], Any], type[TokbenchError], str]] = [
      HashMismatchError, r"vocab\.txt: sha256 mismatch, expected 0{64}"),
     ("unknown preset", _preset("japanes"), UnknownNameError,
      "unknown preset 'japanes'; did you mean 'japanese'"),
+    # NAME@IMPL (issue 19)
+    ("unknown implementation", _spec("cl100k_base@splinter"), UnknownNameError,
+     "unknown implementation 'splinter'; did you mean 'splintr'"),
+    ("implementation not installed", _missing_implementation, MissingDependencyError,
+     "'tokbench-no-such-lib' is not installed.*pip install tokbench-no-such-lib"),
+    ("implementation that cannot read the file kind", _spec("xlm-roberta@bpe-openai"),
+     InputError, "xlm-roberta@bpe-openai: bpe-openai cannot read a tokenizers vocabulary"),
+    ("reference library on another file kind", _spec("cl100k_base@sentencepiece"),
+     InputError, "sentencepiece cannot read a tiktoken vocabulary"),
+    ("version pip rejects", _versions("tokenizers=0.19,tokenizers==0.23.3"), TokbenchError,
+     "'tokenizers=0.19' is not a requirement pip accepts"),
+    ("version range instead of a pin", _versions("tokenizers>=0.19,tokenizers==0.23.3"),
+     TokbenchError, "must pin one exact version"),
+    ("one version only", _versions("tokenizers==0.19.1"), InputError,
+     "give at least two NAME==VERSION pins"),
     # morpheme boundaries (issue 23): gold files and analyzers
     ("gold segmentation that does not spell its word",
      _gold(b"word,segmentation\ncats,cat+s\nwalked,walk+d\n"), InputError,
@@ -232,6 +278,15 @@ CLI_ROWS = [
      "unknown option 'seed'"),
     (["run", "-t", "bytes", "-s", "numbers?sample=5%&seed=x", "--no-history",
       "-o", "{tmp}/run"], "seed"),
+    # parity and drift (issue 19)
+    (["parity", "cl100k_base", "cl100k_base@splintr", "-s", "unicode", "--time-limit", "-1"],
+     "--time-limit must be 0 (no limit) or more seconds"),
+    (["parity", "cl100k_base", "cl100k_base@splinter", "-s", "unicode"],
+     "did you mean 'splintr'"),
+    (["parity", "cl100k_base", "cl100k_base@splintr", "-s", "unicode", "--speed", "warp"],
+     "unknown speed part(s) warp"),
+    (["drift", "gpt2", "--versions", "tiktoken=0.7,tiktoken==0.8", "-s", "unicode"],
+     "'tiktoken=0.7' is not a requirement pip accepts"),
 ]
 
 
@@ -470,6 +525,52 @@ def _write_into_unwritable_cache(tmp: Path) -> None:
     write_verified(tmp / "afile" / "pypi" / "x.model", [b"data"], None, "x.model")
 
 
+def _duplicate_bpt(value_factor: float) -> Callable[[dict[str, Any]], None]:
+    """Append a second ``bytes · unicode · all · bytes_per_token`` row (value times factor)."""
+    def change(data: dict[str, Any]) -> None:
+        row = next(r for r in data["rows"] if r["metric"] == "bytes_per_token"
+                   and r["subset"] == "all")
+        data["rows"].append({**row, "value": row["value"] * value_factor})
+    return change
+
+
+def _renamed(data: dict[str, Any]) -> None:
+    """Every row and the meta of tokenizer 'bytes' renamed 'other'."""
+    for r in data["rows"]:
+        r["tokenizer"] = "other"
+    data["meta"]["tokenizers"] = {"other": data["meta"]["tokenizers"]["bytes"]}
+
+
+@contextlib.contextmanager
+def _crashing_compare(tmp: Path) -> Iterator[None]:
+    """``compare`` raising what no one expected (a Rust panic is a BaseException too)."""
+    class Panic(BaseException):
+        pass
+
+    def boom(*args: Any, **kwargs: Any) -> Any:
+        raise Panic("called `Option::unwrap()` on a `None` value\nsecond line")
+    mp = pytest.MonkeyPatch()
+    mp.setattr("tokbench.ci.compare.compare", boom)
+    try:
+        yield
+    finally:
+        mp.undo()
+
+
+TIMINGS_ONLY = ["run", "-t", "bytes", "-s", "unicode", "--no-history", "--repeats", "1",
+                "-m", "throughput", "--no-html", "--no-plots"]
+
+
+def _quiet_copy(tmp: Path) -> None:
+    """A timings-only run ``t1`` taken with a whole CPU, and the same run as ``t1.json``."""
+    assert main([*TIMINGS_ONLY, "-o", "t1"]) == 0
+    data = _results("t1")(tmp)
+    for r in data["rows"]:
+        r["cpu_share"] = 1.0
+    for path in (tmp / "t1" / "results.json", tmp / "t1.json"):
+        path.write_text(json.dumps(data), encoding="utf-8")
+
+
 # -- the catalogue --------------------------------------------------------------------------------
 
 CASES: list[Case] = [
@@ -638,6 +739,49 @@ CASES: list[Case] = [
          says="bad.json: meta.errors[0].error must be a string, got an integer",
          setup=_tampered(lambda d: d["meta"].update(errors=[{"tokenizer": "x", "error": 1}]),
                          "bad.json")),
+    # issue 20.10, 20.11 and 21.2: a comparison refuses what it cannot judge, never passes it
+    Case("compare-meta-deleted", ["compare", "good", "bad.json"],
+         says="bad.json: 'meta' has no tokenizers/suites/settings (was it edited?)",
+         setup=_tampered(lambda d: d.pop("meta"), "bad.json")),
+    Case("compare-meta-emptied", ["compare", "bad.json", "good"],
+         says="bad.json: 'meta' has no tokenizers/suites/settings",
+         setup=_tampered(lambda d: d.update(meta={}), "bad.json")),
+    Case("compare-suite-hash-deleted", ["compare", "good", "bad.json"],
+         says="bad.json: row bytes · unicode · all · bytes_per_token: suite 'unicode' has no "
+              "content hash in 'meta.suites'",
+         setup=_tampered(lambda d: d["meta"]["suites"]["unicode"].pop("sha256"), "bad.json")),
+    Case("compare-tokenizer-not-described", ["compare", "good", "bad.json"],
+         says="tokenizer 'bytes' is not described in 'meta.tokenizers'",
+         setup=_tampered(lambda d: d["meta"].update(tokenizers={}), "bad.json")),
+    Case("baseline-meta-deleted", ["run", "-t", "bytes", "-s", "unicode", *FAST[:-1],
+                                   "--baseline", "bad.json", "-o", "out"],
+         says="'meta' has no tokenizers/suites/settings",
+         setup=_tampered(lambda d: d.pop("meta"), "bad.json"),
+         check=lambda tmp, out: not (tmp / "out").exists()),
+    Case("compare-duplicate-rows-conflicting", ["compare", "good", "dup.json"],
+         says="dup.json: row bytes · unicode · all · bytes_per_token appears twice with "
+              "different values (1.0 and 2.0)",
+         setup=_tampered(_duplicate_bpt(2.0), "dup.json")),
+    Case("compare-duplicate-rows-identical", ["compare", "good", "dup.json"], exit=0,
+         setup=_tampered(_duplicate_bpt(1.0), "dup.json")),
+    Case("compare-nothing-in-common", ["compare", "good", "other.json"],
+         says="nothing was compared: good and other.json have no row in common",
+         setup=_tampered(_renamed, "other.json")),
+    Case("compare-suite-changed-nothing-comparable", ["compare", "good", "bad.json"],
+         says="nothing was compared: none of the 48 rows can be compared: suite 'unicode' "
+              "content changed",
+         setup=_tampered(lambda d: d["meta"]["suites"]["unicode"].update(sha256="0" * 64),
+                         "bad.json")),
+    Case("compare-only-timings", ["compare", "t1", "t2"],
+         says="timings are judged only when asked for: pass --fail throughput:15%",
+         before=[[*TIMINGS_ONLY, "-o", "t1"], [*TIMINGS_ONLY, "-o", "t2"]]),
+    Case("compare-only-timings-asked", ["compare", "t1", "t1.json", "--fail", "throughput:15%"],
+         exit=0, setup=_quiet_copy),
+    # issue 20.3: a crash is exit 2 (a failure), never 1 (a regression), in one line
+    Case("compare-crash-is-not-a-regression", ["compare", "good", "good"],
+         says="internal error in", setup=_good_results, around=_crashing_compare,
+         check=lambda tmp, out: "Panic: called `Option::unwrap()` on a `None` value second "
+                                "line; a bug in tokbench, not a regression" in out),
     Case("report-failure-document-a-list", ["report", "bad.json", "--out", "r"],
          says="bad.json: failures[0].doc_id must be a string or an integer or null, got an "
               "array",
@@ -660,7 +804,7 @@ CASES: list[Case] = [
     #     checks that nothing is fetched)
     Case("unknown-metric", ["run", "-t", "gpt2", "-s", "unicode", "-m", "compresion", "-o",
                             "out"],
-         says="unknown metric 'compresion'; did you mean 'compression'?",
+         says="unknown metric 'compresion'; did you mean 'compression'",
          env={"TOKBENCH_OFFLINE": "1"}),
 ]
 

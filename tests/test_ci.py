@@ -222,7 +222,8 @@ def test_gate_script_fails_on_a_regression(workdir: Path, base: Path) -> None:
                        "results": "runs/worse/results.json", "markdown": "runs/worse/compare.md"}
     assert "::error::tokbench found a regression" in log
     markdown = (workdir / "runs" / "worse" / "compare.md").read_text(encoding="utf-8")
-    assert "| **❌ worse** | chars | text:corpus | all | chars_per_token ↑ | 1.5000 |" in markdown
+    assert "**chars · chars_per_token ↑: 1 worse**" in markdown
+    assert "| **❌ worse** | text:corpus | all | 1.5000 |" in markdown
     # what the action does: exit 0, the verdict in the outputs, the last step fails the job
     code, outputs, _ = _gate(workdir, GATE_BASELINE=str(baseline), GATE_OUT="runs/worse",
                              GATE_EXIT_ZERO="true")
@@ -242,6 +243,144 @@ def test_gate_script_bad_input_exits_2(workdir: Path) -> None:
     assert code == 2 and "bytes_per_token:lots" in log
 
 
+def _bpe(vocab_size: int, path: Path) -> Path:
+    """A byte-level BPE trained on the test corpora with ``vocab_size`` ids (a retraining)."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    from tests._trained import CORPUS as TRAINING
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, show_progress=False,
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    tok.train_from_iterator([*TRAINING, *(line for t in CORPUS.values()
+                                          for line in t.splitlines())], trainer)
+    tok.save(str(path))
+    return path
+
+
+def test_gate_script_passes_an_unchanged_tokenizer_whose_timings_moved(workdir: Path) -> None:
+    """Issue 21.1: the same tokenizer against a baseline whose throughput is 100 times
+    higher (a quiet machine then, a busy one now) passes the default gate; timings are
+    judged only when GATE_FAIL names them, and a too busy run is no regression."""
+    timed = {"GATE_METRICS": "compression,roundtrip,throughput", "GATE_TOKENIZERS": "bytes"}
+    code, _, log = _gate(workdir, GATE_BASELINE="", GATE_OUT="runs/tp-base", **timed)
+    assert code == 0, log
+    data = json.loads((workdir / "runs/tp-base/results.json").read_text(encoding="utf-8"))
+    for row in data["rows"]:
+        if row["metric"].startswith("throughput"):
+            row["value"] *= 100
+            row["samples"] = [s * 100 for s in row["samples"]]
+            row["spread"], row["cpu_share"] = 0.001, 1.0
+    fast = workdir / "fast-baseline.json"
+    fast.write_text(json.dumps(data), encoding="utf-8")
+    for attempt in ("once", "twice"):
+        code, outputs, log = _gate(workdir, GATE_BASELINE=str(fast), GATE_OUT=f"runs/tp-{attempt}",
+                                   **timed)
+        assert (code, outputs["regression"]) == (0, "false"), log
+        markdown = (workdir / f"runs/tp-{attempt}/compare.md").read_text(encoding="utf-8")
+        assert markdown.startswith("**tokbench: ✅ no regression: 2 not judged; 12 unchanged**")
+    # asked for, the timings are judged: a 99% loss outside the noise is a regression (the
+    # run's CPU share is set, as this machine's load is not the test's to choose) ...
+    rerun = json.loads((workdir / "runs/tp-once/results.json").read_text(encoding="utf-8"))
+    verdicts = []
+    for share in (1.0, 0.3):
+        for row in rerun["rows"]:
+            if row["metric"].startswith("throughput"):
+                row["cpu_share"] = share
+        path = workdir / f"rerun-{share}.json"
+        path.write_text(json.dumps(rerun), encoding="utf-8")
+        proc = subprocess.run([str(BIN / "tokbench"), "compare", str(fast), str(path),
+                               "--fail", "throughput:15%"],
+                              env=_env(workdir), capture_output=True, text=True, check=False)
+        verdicts.append((proc.returncode, proc.stdout.splitlines()[0]))
+        if share == 1.0:
+            assert "bytes · throughput_mb_s ↑: 1 worse" in proc.stdout
+        else:
+            assert "warning: 2 timing rows not judged: a run had under half a CPU" in proc.stdout
+    # ... unless the run had under half a CPU: machine too busy, not a regression
+    assert verdicts == [(1, "regression: 2 worse; 12 unchanged"),
+                        (0, "no regression: 2 not judged; 12 unchanged")]
+
+
+def test_gate_script_catches_a_retrained_tokenizer(tmp_path: Path) -> None:
+    """Issue 21.2: tokenizer.json retrained with fewer ids under the same name fails the
+    gate, naming the regressed rows and saying once that the file changed."""
+    for name, text in CORPUS.items():
+        (tmp_path / "corpus").mkdir(exist_ok=True)
+        (tmp_path / "corpus" / name).write_text(text, encoding="utf-8")
+    gate = {"GATE_TOKENIZERS": "file:tokenizer.json"}
+    _bpe(400, tmp_path / "tokenizer.json")
+    code, _, log = _gate(tmp_path, GATE_BASELINE="", GATE_OUT="runs/base", **gate)
+    assert code == 0, log
+    _bpe(280, tmp_path / "tokenizer.json")
+    code, outputs, log = _gate(tmp_path, GATE_BASELINE="runs/base", GATE_OUT="runs/new", **gate)
+    assert (code, outputs["regression"], outputs["exit-code"]) == (1, "true", "1"), log
+    assert log.count("file changed (sha256") == 1
+    for regressed in ("file:tokenizer.json · tokens ↓: 3 worse",
+                      "file:tokenizer.json · bytes_per_token ↑: 3 worse",
+                      "✗ worse  text:corpus · all"):
+        assert regressed in log
+    markdown = (tmp_path / "runs/new/compare.md").read_text(encoding="utf-8")
+    assert markdown.startswith("**tokbench: ❌ regression: 9 worse; 3 unchanged**")
+    assert "**file:tokenizer.json · bytes_per_token ↑: 3 worse**" in markdown
+    assert markdown.count("file changed") == 1
+    assert "::error::tokbench found a regression (see runs/new/compare.md)" in log
+
+
+def test_gate_script_nothing_comparable_exits_2(workdir: Path, base: Path) -> None:
+    code, outputs, log = _gate(workdir, GATE_BASELINE=str(base), GATE_OUT="runs/other",
+                               GATE_SUITES="text:corpus?name=elsewhere")
+    assert (code, outputs["exit-code"], outputs["regression"], outputs["markdown"]) \
+        == (2, "2", "false", ""), log
+    (line,) = [ln for ln in log.splitlines() if "nothing was compared" in ln]
+    assert "have no row in common" in line
+    assert "::error::tokbench could not run or compare" in log
+
+
+def test_gate_script_a_crash_is_a_failure_not_a_regression(workdir: Path, base: Path) -> None:
+    """Issue 20.3: an unexpected exception exits 2 (cli.main), and an exit 1 without the
+    comparison that found a regression (an older tokbench's crash) is a failure too."""
+    crash = workdir / "crash.py"
+    crash.write_text("import sys\nimport tokbench.ci.compare as c\nfrom tokbench.cli import main\n"
+                     "def boom(*a, **k):\n    raise RuntimeError('boom')\n"
+                     "if __name__ == '__main__':\n    c.compare = boom\n    sys.exit(main())\n",
+                     encoding="utf-8")
+    code, outputs, log = _gate(workdir, GATE_BASELINE=str(base), GATE_OUT="runs/crash",
+                               GATE_TOKBENCH=f"{sys.executable} {crash}")
+    assert (code, outputs["exit-code"], outputs["regression"]) == (2, "2", "false"), log
+    assert "tokbench: error: internal error in" in log and "RuntimeError: boom" in log
+    assert "Traceback" not in log and "found a regression" not in log
+    old = workdir / "old.py"
+    old.write_text("raise RuntimeError('old crash')\n", encoding="utf-8")  # python exits 1
+    code, outputs, log = _gate(workdir, GATE_BASELINE=str(base), GATE_OUT="runs/crash",
+                               GATE_TOKBENCH=f"{sys.executable} {old}")
+    assert (code, outputs["exit-code"], outputs["regression"]) == (2, "2", "false"), log
+    assert "a failure, not a regression" in log
+
+
+@pytest.mark.parametrize(("name", "value"), [
+    ("GATE_OUT", "runs/x\n::warning::injected"),
+    ("GATE_BASELINE", "base.json\nexit-code=0"),
+    ("GATE_HISTORY", "h.sqlite\r::error::x"),
+    ("GATE_TOKENIZERS", "bytes\x1b[31m"),
+    ("GATE_FAIL", "roundtrip:0\r\n::warning::x"),
+    ("GATE_ARGS", "--no-plots\x07"),
+])
+def test_gate_script_refuses_control_characters(workdir: Path, name: str, value: str) -> None:
+    """Issue 20.14: a value with a new line would add outputs or workflow commands."""
+    gate = {"GATE_BASELINE": "runs/base", "GATE_OUT": "runs/cc", name: value}
+    code, outputs, log = _gate(workdir, **gate)
+    assert code == 2, log
+    assert outputs == {"exit-code": "2", "regression": "false", "results": "", "markdown": ""}
+    assert [ln for ln in log.splitlines() if ln.startswith("::")] == [
+        f"::error::tokbench gate: {name} contains a control character" + (
+            " other than a new line or tab; remove it" if name in ("GATE_FAIL", "GATE_ARGS")
+            else " (a new line, tab, escape...); give it on one line")]
+    assert not (workdir / "runs" / "cc").exists()
+
+
 # -- the pre-commit hook ----------------------------------------------------------------------
 
 def test_pre_commit_hook_gates_a_run(workdir: Path, base: Path) -> None:
@@ -250,6 +389,9 @@ def test_pre_commit_hook_gates_a_run(workdir: Path, base: Path) -> None:
     assert [h["id"] for h in hooks] == ["tokbench-gate"]
     hook = hooks[0]
     assert hook["language"] == "python" and hook["pass_filenames"] is False
+    # it judges the tokenizer, not the files of a commit: it runs when no file matches
+    # (else `pre-commit run --hook-stage manual` says "(no files to check)Skipped")
+    assert hook["always_run"] is True
     entry = shlex.split(hook["entry"])
     assert entry[0] == "tokbench"
     shutil.copy(base, workdir / "tokbench-baseline.json")

@@ -17,6 +17,7 @@ from tokbench.adapters import ADAPTERS
 from tokbench.adapters.base import Tokenizer
 from tokbench.adapters.hf_tokenizers import unicode_to_bytes
 from tokbench.ci.compare import (
+    Comparison,
     Thresholds,
     compare,
     load_run,
@@ -83,13 +84,13 @@ def test_removed_merges_are_worse_per_language(bpe_files, parallel):
     base = run([_load_bpe(full)], [parallel], METRICS)
     new = run([_load_bpe(pruned)], [parallel], METRICS)
 
-    # the tokenizer file is what changed: without saying so, the rows are not comparable
-    strict = compare(base, new)
-    assert {r.status for r in strict.rows} == {"not_comparable"}
-    assert "tokenizer 'mybpe' file changed (sha256 " in strict.rows[0].reason
-    assert not strict.regression
-
-    comp = compare(base, new, allow_change=["tokenizer"])
+    # the tokenizer file is what changed: the slot 'mybpe' is compared by name, and the
+    # change is said once (not on every row)
+    comp = compare(base, new)
+    old_sha, new_sha = (r.meta.tokenizers["mybpe"].source.sha256 or "" for r in (base, new))
+    assert comp.notes == [f"tokenizer 'mybpe' file changed (sha256 {old_sha[:12]} → "
+                          f"{new_sha[:12]}); compared as the same tokenizer"]
+    assert compare(base, new, allow_change=["tokenizer"]).rows == comp.rows  # the old spelling
     by = {(r.subset, r.metric): r for r in comp.rows}
     fra, eng = by[("fra_Latn", "bytes_per_token")], by[("eng_Latn", "bytes_per_token")]
     assert fra.status == "worse" and fra.fails and fra.new < fra.base
@@ -99,18 +100,19 @@ def test_removed_merges_are_worse_per_language(bpe_files, parallel):
     assert by[("fra_Latn", "premium")].status == "worse"  # more tokens than English now
     assert by[("eng_Latn", "premium")].status == "unchanged"  # 1.0 by definition
     assert by[("fra_Latn", "roundtrip")].status == "unchanged"  # byte-level: still lossless
-    assert "tokenizer 'mybpe' file changed" in fra.notes[0]
     assert comp.regression
-    # the Markdown shows the French regression and not the unchanged English row
+    # the Markdown: the verdict, the note once, the French regression grouped under its
+    # tokenizer and metric, not the unchanged English row
     md = render_markdown(comp)
     assert md.startswith("**tokbench: ❌ regression: ")
-    assert "| mybpe | multilingual | fra_Latn | bytes_per_token ↑ |" in md
-    assert "eng_Latn | bytes_per_token" not in md
+    assert md.count("file changed") == 1
+    assert "**mybpe · bytes_per_token ↑: 2 worse**" in md  # all and fra_Latn
+    assert f"| **❌ worse** | multilingual | fra_Latn | {fra.base:.4f} | {fra.new:.4f} |" in md
+    assert "| eng_Latn |" not in md.split("<details>")[0]
 
     # a generous tolerance on the French loss: worse, but tolerated
     loss = (fra.base - fra.new) / fra.base
-    lenient = compare(base, new, allow_change=["tokenizer"],
-                      fail=[f"compression:{loss * 100 + 1:.1f}%", "premium:100%"])
+    lenient = compare(base, new, fail=[f"compression:{loss * 100 + 1:.1f}%", "premium:100%"])
     row = next(r for r in lenient.rows if r.key == fra.key)
     assert row.status == "worse" and not row.fails and "within the" in row.reason
 
@@ -188,8 +190,9 @@ def _timed(results: Results, samples: list[float]) -> Results:
     rows = []
     for r in results.rows:
         per_mb = r.value / statistics.median(r.extra["samples"])
+        # the model's timings replace the real ones, and with them the CPU share of the run
         extra = {**r.extra, "samples": list(samples),
-                 "spread": (max(samples) - min(samples)) / med}
+                 "spread": (max(samples) - min(samples)) / med, "cpu_share": 1.0}
         rows.append(dataclasses.replace(r, value=med * per_mb, extra=extra))
     return dataclasses.replace(results, rows=rows)
 
@@ -217,7 +220,7 @@ def test_twofold_slowdown_is_worse_and_honest_reruns_are_not(throughput_run):
     runs = [_timed(throughput_run, _shared_machine(rng, speed)) for _ in range(21)]
     changes = []
     for a, b in itertools.pairwise(runs):  # 20 comparisons of honest reruns
-        comp = compare(a, b)
+        comp = compare(a, b, timings=True)
         assert not comp.regression, comp.verdict()
         assert {r.status for r in comp.rows} <= {"unchanged", "not_significant", "better"}
         changes.append(abs(comp.rows[0].relative or 0.0))
@@ -227,7 +230,7 @@ def test_twofold_slowdown_is_worse_and_honest_reruns_are_not(throughput_run):
     assert sum(c > 0.10 for c in changes) == 2
 
     slow = _timed(throughput_run, _shared_machine(rng, speed / 2))
-    comp = compare(runs[-1], slow)
+    comp = compare(runs[-1], slow, timings=True)
     rows = {r.metric: r for r in comp.rows}
     for metric in ("throughput_mb_s", "throughput_tokens_s"):
         r = rows[metric]
@@ -236,10 +239,63 @@ def test_twofold_slowdown_is_worse_and_honest_reruns_are_not(throughput_run):
         assert r.new_range is not None and r.base_range is not None
         assert r.new_range[1] < r.base_range[0]  # every slow repeat slower than every honest one
     assert comp.regression
+    # ... and only when timings are asked for: by default a timing is never a verdict
+    default = compare(runs[-1], slow)
+    assert {r.status for r in default.rows} == {"not_judged"} and not default.regression
+    assert compare(runs[-1], slow, fail=["throughput_mb_s:10%"]).regression  # by name
+    assert compare(runs[-1], slow, fail=["throughput:10%"]).regression  # by family
+    assert {r.status for r in compare(runs[-1], slow, fail=["all:10%"]).rows} \
+        == {"not_judged"}  # 'all' sets the deterministic metrics only
 
 
-def _tp_row(metric: str, value: float, samples: list[float]) -> Row:
-    return Row("t", "s", "all", metric, value, {"samples": samples, "spread": 0.0, "repeats": 5})
+def _tp_row(metric: str, value: float, samples: list[float], **extra: Any) -> Row:
+    return Row("t", "s", "all", metric, value,
+               {"samples": samples, "spread": 0.0, "repeats": 5, **extra})
+
+
+def test_an_unchanged_tokenizer_on_a_busy_machine_is_no_regression():
+    """Issue 21.1: the same tokenizer, its throughput halved by a busy machine. The default
+    gate does not judge timings; asked to, it judges them on the CPU clock, and a run that
+    had under half a CPU per thread is not judged (a warning, no regression)."""
+    base, new = _runs([_tp_row("throughput_mb_s", 1.89, [1.85, 1.88, 1.89, 1.9, 1.92],
+                               cpu_share=0.95, clock="thread_cpu"),
+                       Row("t", "s", "all", "tokens", 100)],
+                      [_tp_row("throughput_mb_s", 0.97, [0.95, 0.96, 0.97, 0.98, 0.99],
+                               cpu_share=0.45, clock="thread_cpu"),
+                       Row("t", "s", "all", "tokens", 100)])
+    comp = compare(base, new)
+    assert not comp.regression and comp.nothing_compared() is None
+    assert comp.verdict() == "no regression: 1 not judged; 1 unchanged"
+    tp = next(r for r in comp.rows if r.metric == "throughput_mb_s")
+    assert tp.status == "not_judged" and tp.reason.startswith("a timing, judged only when")
+    asked = compare(base, new, fail=["throughput:15%"])
+    tp = next(r for r in asked.rows if r.metric == "throughput_mb_s")
+    assert (tp.status, tp.fails) == ("not_judged", False)
+    assert tp.reason.startswith("machine too busy: the process had new 45% of a CPU")
+    assert asked.warnings == ["1 timing row not judged: a run had under half a CPU per "
+                              "thread (see the rows' reasons)"]
+    assert not asked.regression
+    # at 60% of a CPU the CPU clock is trusted: a real halving is a regression then
+    busy = dataclasses.replace(new, rows=[dataclasses.replace(
+        r, extra={**r.extra, "cpu_share": 0.6}) for r in new.rows])
+    assert compare(base, busy, fail=["throughput:15%"]).regression
+
+
+def test_timings_are_judged_on_the_cpu_clock():
+    """A wall-clock latency that doubled while its CPU-clock figure did not is the machine,
+    not the tokenizer; the CPU figure doubling is a regression."""
+    def p50(wall: float, cpu: float) -> Row:
+        return Row("t", "s", "chat", "encode_p50_us", wall,
+                   {"clock": "wall", "ci": [wall * 0.98, wall * 1.02], "cpu_value": cpu,
+                    "cpu_ci": [cpu * 0.98, cpu * 1.02], "cpu_share": 0.95})
+
+    base, new = _runs([p50(10.0, 9.5)], [p50(20.0, 9.6)])
+    row = compare(base, new, timings=True).rows[0]
+    assert row.status == "not_significant" and "judged on the CPU clock" in row.reason
+    base, new = _runs([p50(10.0, 9.5)], [p50(20.0, 19.0)])
+    row = compare(base, new, timings=True).rows[0]
+    assert (row.status, row.fails) == ("worse", True)
+    assert row.base_range == pytest.approx((9.31, 9.69))  # the CPU clock's interval
 
 
 def _runs(base_rows: list[Row], new_rows: list[Row], **meta: Any) -> tuple[Results, Results]:
@@ -258,13 +314,14 @@ def test_throughput_rule(new_samples, status):
     new_median = sorted(new_samples)[2]
     base, new = _runs([_tp_row("throughput_mb_s", 10.0, base_samples)],
                       [_tp_row("throughput_mb_s", new_median, new_samples)])
-    row = compare(base, new).rows[0]
+    row = compare(base, new, timings=True).rows[0]
     assert row.status == status
     assert row.fails == (status == "worse")
     assert row.base_range == (9.6, 10.2)
     # a looser threshold lets the 12% slowdown through as noise
     if status == "worse":
         assert compare(base, new, fail=["throughput:15%"]).rows[0].status == "not_significant"
+    assert compare(base, new).rows[0].status == "not_judged"
 
 
 def test_timing_range_scales_samples_to_the_rows_unit():
@@ -282,12 +339,15 @@ def test_timings_from_another_machine_are_not_comparable():
                          Row("t", "s", "all", "tokens", 100)], meta=RunMeta(machine=machine_a))
     new = Results(rows=[_tp_row("throughput_mb_s", 5.0, [5.0]),
                         Row("t", "s", "all", "tokens", 110)], meta=RunMeta(machine=machine_b))
-    by = {r.metric: r for r in compare(base, new).rows}
+    by = {r.metric: r for r in compare(base, new, timings=True).rows}
     assert by["throughput_mb_s"].status == "not_comparable"
     assert by["throughput_mb_s"].reason == ("timings from different machines "
                                             "(a, 2 CPUs → b, 4 CPUs)")
     assert by["tokens"].status == "worse" and by["tokens"].fails  # counts do not depend on it
-    assert compare(base, new, allow_change=["machine"]).rows[0].status == "worse"
+    allowed = compare(base, new, allow_change=["machine"], timings=True)
+    assert allowed.rows[0].status == "worse"
+    assert allowed.notes == ["timings from different machines (a, 2 CPUs → b, 4 CPUs); "
+                             "compared anyway (--allow-change machine)"]
 
 
 # -- deterministic rules, thresholds, inputs -----------------------------------------------
@@ -370,7 +430,7 @@ def test_a_changed_suite_is_not_comparable_with_the_reason():
     assert (tokens.status, tokens.base, tokens.new) == ("worse", 5, 8)
 
 
-def test_backend_version_and_settings_changes_are_not_comparable():
+def test_backend_version_is_compared_and_settings_changes_are_not_comparable():
     def meta(version: str, join: bool) -> RunMeta:
         return RunMeta.from_dict(
             {"tokenizers": {"t": {"backend": "tokenizers", "backend_version": version}},
@@ -379,14 +439,17 @@ def test_backend_version_and_settings_changes_are_not_comparable():
     rows = [Row("t", "s", "fra_Latn", "premium", 1.2), Row("t", "s", "all", "tokens", 10)]
     base = Results(rows=rows, meta=meta("0.19.1", False))
     new = Results(rows=[Row("t", "s", "fra_Latn", "premium", 1.3),
-                        Row("t", "s", "all", "tokens", 10)], meta=meta("0.20.0", True))
-    by = {r.metric: r for r in compare(base, new).rows}
-    assert by["tokens"].reason == "tokenizers version changed (0.19.1 → 0.20.0)"
-    assert by["premium"].reason == ("tokenizers version changed (0.19.1 → 0.20.0); "
-                                    "setting premium_join changed (False → True)")
-    by = {r.metric: r for r in compare(base, new, allow_change=["backend"]).rows}
-    assert by["tokens"].status == "unchanged"  # premium_join does not touch token counts
+                        Row("t", "s", "all", "tokens", 12)], meta=meta("0.20.0", True))
+    comp = compare(base, new)
+    by = {r.metric: r for r in comp.rows}
+    # a new backend version is the same tokenizer slot: what it encodes now is judged
+    assert (by["tokens"].status, by["tokens"].fails, by["tokens"].reason) == ("worse", True, "")
     assert by["premium"].status == "not_comparable"
+    assert by["premium"].reason == "setting premium_join changed (False → True)"
+    assert comp.notes == ["tokenizers version changed (0.19.1 → 0.20.0); compared as the same "
+                          "tokenizer"]
+    by = {r.metric: r for r in compare(base, new, allow_change=["settings"]).rows}
+    assert by["premium"].status == "worse"
 
 
 def test_identical_reruns_are_no_change():
@@ -527,10 +590,14 @@ def test_run_gate_and_baseline_update(bpe_files, tmp_path, monkeypatch, capsys):
     assert main([*common, "-o", "pruned", "--baseline", "tokbench-baseline.json",
                  "--allow-change", "tokenizer"]) == 1
     md = (tmp_path / "pruned" / "compare.md").read_text(encoding="utf-8")
-    assert "| fra_Latn | bytes_per_token ↑ |" in md and "eng_Latn | bytes_per_token" not in md
-    # ... and without --allow-change the changed file makes it not comparable (exit 0)
-    assert main([*common, "-o", "pruned2", "--baseline", "tokbench-baseline.json"]) == 0
-    assert "file changed" in (tmp_path / "pruned2" / "compare.md").read_text(encoding="utf-8")
+    assert f"**file:{tok} · bytes_per_token ↑: 2 worse**" in md
+    assert "| **❌ worse** | text:corpus | fra_Latn |" in md
+    # ... and without --allow-change too (issue 21.2): the file under test changing is what
+    # a gate is for; the change is said once
+    assert main([*common, "-o", "pruned2", "--baseline", "tokbench-baseline.json"]) == 1
+    md2 = (tmp_path / "pruned2" / "compare.md").read_text(encoding="utf-8")
+    assert md2.count("file changed") == 1
+    assert f"**file:{tok} · bytes_per_token ↑: 2 worse**" in md2
 
     with History(db) as h:
         assert h.runs() == 4
@@ -549,7 +616,9 @@ def test_run_gate_and_baseline_update(bpe_files, tmp_path, monkeypatch, capsys):
 
 def test_baseline_update_refuses_an_incomplete_run(tmp_path, capsys):
     run_dir = tmp_path / "run"
-    Results(rows=[Row("t", "s", "all", "tokens", 1)], meta=RunMeta(complete=False)).save(run_dir)
+    meta = RunMeta.from_dict({"complete": False, "settings": {}, "tokenizers": {"t": {}},
+                              "suites": {"s": {"sha256": "ab" * 32}}})
+    Results(rows=[Row("t", "s", "all", "tokens", 1)], meta=meta).save(run_dir)
     target = tmp_path / "b.json"
     assert main(["baseline", "update", "--from", str(run_dir), "--to", str(target)]) == 2
     assert "the run is incomplete" in capsys.readouterr().err and not target.exists()
@@ -585,3 +654,180 @@ def test_fertility_convention_segmenter_and_definitions_are_compared():
     by = {r.metric: r for r in compare(base, new, allow_change=["settings", "segmenter",
                                                                 "definition"]).rows}
     assert by["fertility"].status == "unchanged"
+
+
+# -- a comparison of nothing is no pass; inputs that cannot be compared are refused ----------
+
+def test_nothing_compared_says_why():
+    tokens = [Row("t", "s", "all", "tokens", 5)]
+    base, new = _runs(tokens, [Row("u", "s", "all", "tokens", 5)])
+    comp = compare(base, new)
+    assert comp.nothing_compared() == (
+        "base and new have no row in common (base: tokenizers t; suites s; new: tokenizers u; "
+        "suites s); compare runs of the same tokenizers and suites")
+    with pytest.raises(InputError, match=r"^nothing was compared: base and new have no row"):
+        comp.require_compared()
+
+    timing = [_tp_row("throughput_mb_s", 10.0, [10.0])]
+    comp = compare(*_runs([*tokens, *timing], [dataclasses.replace(t, tokenizer="u")
+                                               for t in [*tokens, *timing]]))
+    assert comp.nothing_compared() is not None
+    assert comp.nothing_compared().startswith(  # type: ignore[union-attr]
+        "base and new have no row in common (base: tokenizers t; suites s; new: tokenizers u")
+    comp = compare(*_runs(timing, timing))
+    assert comp.nothing_compared() == (
+        "the rows in common (1) are timings, and timings are judged only when asked for: pass "
+        "--fail throughput:15% (a metric or family) or --judge-timings")
+    assert compare(*_runs(timing, timing), timings=True).nothing_compared() is None
+    busy = [_tp_row("throughput_mb_s", 5.0, [5.0], cpu_share=0.3)]
+    assert compare(*_runs(timing, busy), timings=True).nothing_compared() == (
+        "the rows in common (1) are timings, and a run had under half a CPU per thread: the "
+        "machine was too busy to judge them; rerun on a quieter machine")
+
+    def suite(sha: str) -> RunMeta:
+        return RunMeta.from_dict({"suites": {"s": {"sha256": sha}}})
+    base, new = Results(rows=tokens, meta=suite("a" * 64)), Results(rows=tokens,
+                                                                    meta=suite("b" * 64))
+    assert compare(base, new).nothing_compared() == (
+        "the one row cannot be compared: suite 's' content changed (sha256 "
+        "aaaaaaaaaaaa → bbbbbbbbbbbb); rerun both sides on the same inputs, or --allow-change "
+        "KIND compares them anyway")
+    assert compare(base, new, allow_change=["suite"]).nothing_compared() is None
+    assert compare(*_runs(tokens, tokens)).nothing_compared() is None
+
+
+def test_cli_nothing_compared_exits_2(toy_runs, tmp_path, capsys):
+    data = json.loads(Path(toy_runs["base"]).read_text(encoding="utf-8"))
+    for r in data["rows"]:
+        r["tokenizer"] = "other"
+    data["meta"]["tokenizers"] = {"other": data["meta"]["tokenizers"]["toy"]}
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps(data), encoding="utf-8")
+    err = _error_of(["compare", toy_runs["base"], str(other), "--markdown-out",
+                     str(tmp_path / "c.md")], capsys)
+    assert err.startswith(f"tokbench: error: nothing was compared: {toy_runs['base']} and "
+                          f"{other} have no row in common")
+    assert not (tmp_path / "c.md").exists()  # no comment that looks like a pass
+
+
+def test_duplicate_rows_with_different_values_are_refused():
+    row = Row("t", "s", "all", "tokens", 5)
+    base, new = _runs([row], [row, dataclasses.replace(row, value=6)])
+    with pytest.raises(InputError, match=r"^new: row t · s · all · tokens appears twice with "
+                                         r"different values \(5 and 6\)"):
+        compare(base, new)
+    assert compare(*_runs([row], [row, row])).verdict() == "no change (1 rows)"  # the same row
+
+
+# -- the output: verdict first, changes grouped, the rest counted, 80 columns ---------------
+
+def _many_changes() -> Comparison:
+    """Two tokenizers over 40 languages, the first's file retrained (worse everywhere)."""
+    langs = [f"l{i:02d}_Latn" for i in range(40)]
+    metrics = ("tokens", "bytes_per_token", "roundtrip")
+
+    def results(sha: str, factor: float) -> Results:
+        rows = []
+        for tok in ("mine", "theirs"):
+            f = factor if tok == "mine" else 1.0
+            for lang in ["all", *langs]:
+                rows += [Row(tok, "multilingual", lang, "tokens", round(1000 * f)),
+                         Row(tok, "multilingual", lang, "bytes_per_token", 4.0 / f),
+                         Row(tok, "multilingual", lang, "roundtrip", 1.0),
+                         Row(tok, "multilingual", lang, "throughput_mb_s", 3.0 * f)]
+        meta = {"tokenizers": {"mine": {"source": {"kind": "file", "sha256": sha}},
+                               "theirs": {}}, "settings": {},
+                "suites": {"multilingual": {"sha256": "c" * 64}}}
+        return Results(rows=rows, meta=RunMeta.from_dict(meta))
+
+    comp = compare(results("a" * 64, 1.0), results("b" * 64, 1.25))
+    assert len(comp.rows) == 2 * 41 * (len(metrics) + 1)
+    return comp
+
+
+def test_terminal_output_is_verdict_first_grouped_and_fits_80_columns():
+    from rich.console import Console
+
+    from tokbench.render.comparison import print_comparison
+
+    comp = _many_changes()
+    con = Console(width=80, record=True, color_system=None)
+    print_comparison(con, comp)
+    lines = [ln.rstrip() for ln in con.export_text().splitlines()]
+    assert lines[0] == "regression: 82 worse (82 not judged); 164 unchanged"
+    assert max(len(ln) for ln in lines) <= 80
+    text = "\n".join(lines)
+    assert text.count("file changed") == 1  # said once, not on each of the 82 rows
+    assert "mine · tokens ↓: 41 worse" in text and "mine · bytes_per_token ↑: 41 worse" in text
+    assert "theirs" not in text  # unchanged
+    assert text.count("… 35 more rows (--all shows them)") == 2  # 6 rows a group
+    assert lines[-2:] == ["the rest: 164 unchanged, 82 not judged (timings: --fail METRIC:TOL "
+                          "or", "--judge-timings judges them)"]
+    assert len(lines) < 40
+
+
+def test_markdown_has_the_same_structure():
+    md = render_markdown(_many_changes())
+    head = md.split("<details>")[0]
+    assert head.startswith("**tokbench: ❌ regression: 82 worse (82 not judged); 164 "
+                           "unchanged**\n")
+    assert head.count("file changed") == 1
+    assert head.index("- note: tokenizer 'mine' file changed") \
+        < head.index("**mine · tokens ↓: 41 worse**") \
+        < head.index("**mine · bytes_per_token ↑: 41 worse**") \
+        < head.index("The rest: 164 unchanged, 82 not judged")
+    assert "| **❌ worse** | multilingual | all | 1,000 | 1,250 | +25.00% |" in head
+    assert head.count("… and 31 more rows") == 2  # 10 rows a group
+
+
+def test_rows_gone_with_their_segmenter_are_not_comparable():
+    """A baseline with Japanese fertility against a plain install (no word segmenter for
+    Japanese, so no fertility row): the segmenter changed, nothing regressed."""
+    def meta(seg: str | None) -> RunMeta:
+        return RunMeta.from_dict({"segmenters": {"jpn_Jpan": seg, "eng_Latn": "rule (1)"},
+                                  "suites": {"s": {"languages": ["eng_Latn", "jpn_Jpan"]}}})
+
+    tokens = [Row("t", "s", lang, "tokens", 10) for lang in ("eng_Latn", "jpn_Jpan")]
+    base = Results(rows=[*tokens, Row("t", "s", "jpn_Jpan", "fertility", 1.4),
+                         Row("t", "s", "eng_Latn", "fertility", 1.2)], meta=meta("mecab (1)"))
+    new = Results(rows=[*tokens, Row("t", "s", "eng_Latn", "fertility", 1.2)], meta=meta(None))
+    comp = compare(base, new)
+    by = {(r.subset, r.metric): r for r in comp.rows}
+    gone = by[("jpn_Jpan", "fertility")]
+    assert (gone.status, gone.fails) == ("not_comparable", False)
+    assert gone.reason == "word segmenter of jpn_Jpan changed (mecab (1) → none)"
+    assert by[("eng_Latn", "tokens")].status == "unchanged" and not comp.regression
+    assert by[("eng_Latn", "fertility")].status == "unchanged"  # its segmenter is the same
+
+
+EVIL = "evil\n::warning::injected\x1b[31m\u202e"
+
+
+def test_names_cannot_break_a_line_of_the_output(tmp_path, capsys):
+    """A name from a crafted results file (a pull request's baseline) with a new line would
+    start a line of its own in the CI log, where ``::warning::`` is a workflow command; an
+    escape sequence or a bidi override would change what is shown. They are shown as
+    ``<U+XXXX>``, in the terminal, the Markdown and the one-line errors."""
+    from rich.console import Console
+
+    from tokbench.render.comparison import print_comparison
+
+    base, new = _runs([Row(EVIL, "s", "all", "tokens", 5)], [Row(EVIL, "s", "all", "tokens", 6)])
+    comp = compare(base, new)
+    con = Console(width=80, record=True, color_system=None)
+    print_comparison(con, comp)
+    for text in (con.export_text(), render_markdown(comp)):
+        assert not [ln for ln in text.splitlines() if ln.startswith("::")]
+        assert "\x1b" not in text and "\u202e" not in text
+        assert "evil<U+000A>::warning::injected<U+001B>[31m<U+202E>" in text.replace(
+            "&lt;", "<").replace("&gt;", ">")
+    # one line of error, whatever the name
+    data = json.loads(Path(_save(base, tmp_path / "b")).read_text(encoding="utf-8"))
+    data["meta"] = {"tokenizers": {EVIL: {}}, "suites": {"s": {"sha256": "a" * 64}},
+                    "settings": {}}
+    data["rows"].append({**data["rows"][0], "value": 7})
+    dup = tmp_path / "dup.json"
+    dup.write_text(json.dumps(data), encoding="utf-8")
+    err = _error_of(["compare", str(dup), str(dup)], capsys)
+    assert "row evil<U+000A>::warning::injected<U+001B>[31m<U+202E> · s · all · tokens " \
+           "appears twice" in err

@@ -151,6 +151,58 @@ def test_segmenter_choice_per_language() -> None:
     assert segmenter_for("jpn_Jpan") is segmenter_for("jpn_Jpan")  # shared, cached
 
 
+def test_a_plain_install_leaves_fertility_empty_with_one_warning(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 21.3: without the words extra (fugashi and jieba missing here) a parallel suite
+    with Japanese and Chinese runs; their fertility is empty, said in one warning, and the
+    other languages keep theirs."""
+    from tests._toy import ToyTokenizer
+    from tokbench.engine.runner import run
+    from tokbench.suites import words as words_module
+    from tokbench.suites.model import Suite
+
+    for module in ("fugashi", "jieba"):
+        monkeypatch.setitem(sys.modules, module, None)  # import -> ImportError, no spec
+    monkeypatch.setattr(words_module, "_AVAILABLE", {})
+    assert words_module.missing_segmenters(["jpn_Jpan", "zho_Hans", "eng_Latn", "khm_Khmr"]) \
+        == {"jpn_Jpan": 'pip install "tokbench[words]"',
+            "zho_Hans": 'pip install "tokbench[words]"'}
+    docs = [Document("e", "eng_Latn", "x", "the cat sat"), Document("j", "jpn_Jpan", "x", "日本語"),
+            Document("z", "zho_Hans", "x", "我爱北京")]
+    tok = ToyTokenizer(["the", " cat", " sat", "日本", "語", "我", "爱", "北京"], unk=False)
+    res = run([tok], [Suite("p", "1", docs, parallel=True)], ["fertility", "compression"])
+    fertility = {r.subset: r.value for r in res.rows if r.metric == "fertility"}
+    assert fertility == {"eng_Latn": 1.0}  # 3 tokens over 3 words; no 'all': not every
+    assert res.value("toy", "p", "jpn_Jpan", "tokens") == 2  # language has words
+    assert res.meta.segmenters is not None
+    assert (res.meta.segmenters["jpn_Jpan"], res.meta.segmenters["zho_Hans"]) == (None, None)
+    assert res.meta.warnings == [
+        "fertility, continued_words and strr are left empty for jpn_Jpan, zho_Hans: no word "
+        'segmenter installed for them (pip install "tokbench[words]")']
+
+
+def test_a_missing_dependency_error_keeps_its_message_across_processes() -> None:
+    """Issue 21.3: a worker's MissingDependencyError reached the terminal wrapped twice
+    ("the Python package 'the Python package \\'fugashi\\' ..."): pickling rebuilt it from
+    its message. Every tokbench error crosses a process boundary unchanged."""
+    import pickle
+    from concurrent.futures import ProcessPoolExecutor
+
+    from tokbench.errors import UnknownNameError
+
+    with ProcessPoolExecutor(1) as pool:
+        for error in (MissingDependencyError("fugashi", extra="words",
+                                             purpose="Japanese word segmentation"),
+                      UnknownNameError("metric", "tokns", ["tokens"])):
+            back = pool.submit(pickle.loads, pickle.dumps(error)).result()
+            assert (type(back), str(back)) == (type(error), str(error))
+    assert str(back) == "unknown metric 'tokns'; did you mean 'tokens'?"
+    error = MissingDependencyError("fugashi", extra="words", purpose="Japanese word segmentation")
+    assert str(pickle.loads(pickle.dumps(error))) == (
+        "the Python package 'fugashi' is not installed (needed for Japanese word segmentation); "
+        'run: pip install "tokbench[words]"')
+
+
 def test_missing_library_names_the_pip_command(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "jieba", None)  # import jieba -> ImportError
     with pytest.raises(MissingDependencyError, match=r'pip install "tokbench\[words\]"'):

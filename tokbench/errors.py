@@ -18,6 +18,20 @@ class TokbenchError(Exception):
 
     exit_code = 2
 
+    def __reduce__(self) -> tuple[object, ...]:
+        # across processes (a worker's error) the message is kept as it is: pickle would
+        # call __init__ again with the message as its first argument and wrap it twice
+        return (_rebuild, (type(self), str(self), dict(self.__dict__)))
+
+
+def _rebuild(cls: type[TokbenchError], message: str, state: dict[str, object]
+             ) -> TokbenchError:
+    """A ``TokbenchError`` with this message and attributes, ``__init__`` not called."""
+    err = cls.__new__(cls)
+    Exception.__init__(err, message)
+    err.__dict__.update(state)
+    return err
+
 
 class UnknownNameError(TokbenchError, KeyError):
     """A name that is not in a registry; the message suggests close matches."""

@@ -149,6 +149,16 @@ class Failure(Record):
     expected: str | None = None
     got: str | None = None
     error: str | None = None
+    # a parity difference (``tokbench parity``): the reference it differs from, the class
+    # (in ``kind``), the tokens around the first difference (``around``: "reference" and
+    # "implementation" lists of [id, piece], from token ``first_token``) and the minimal
+    # reproducer with both encodings of it
+    reference: str | None = None
+    first_token: int | None = None
+    around: dict[str, Any] | None = None
+    reproducer: str | None = None
+    reproducer_reference_ids: list[int] | None = None
+    reproducer_ids: list[int] | None = None
     NULLABLE: ClassVar[frozenset[str]] = frozenset({"doc_id"})
 
     @property
@@ -162,7 +172,8 @@ class Failure(Record):
 @dataclass
 class RunMeta(Record):
     """What was run: versions, machine, settings, tokenizers, suites, what failed and how long
-    it took. ``sweep``, ``recommend`` and ``speed`` are the sections those commands add."""
+    it took. ``sweep``, ``recommend``, ``speed`` and ``parity`` are the sections those commands
+    add."""
 
     tokbench_version: str | None = None
     created: str | None = None
@@ -182,6 +193,7 @@ class RunMeta(Record):
     segmenters: dict[str, str | None] | None = None
     timings: dict[str, float] | None = None
     speed: dict[str, Any] | None = None
+    parity: dict[str, Any] | None = None  # tokbench parity/drift: reference, limits, classes
     sweep: dict[str, Any] | None = None
     recommend: dict[str, Any] | None = None
     NULLABLE: ClassVar[frozenset[str]] = frozenset({"tokbench_version", "created",

@@ -61,7 +61,7 @@ def main() -> None:
 
     base, rerun, slowed = measure(tok), measure(tok), measure(Twice(tok))
     for label, new in (("rerun", rerun), ("2x slowed", slowed)):
-        comp = compare(base, new)
+        comp = compare(base, new, timings=True)  # timings are judged only when asked
         print(f"base -> {label}: {comp.verdict()}")
         counts = Counter((r.metric, r.status) for r in comp.rows
                          if r.metric.endswith(("_p50_us", "_p99_us", "_mb_s")))

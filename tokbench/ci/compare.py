@@ -6,18 +6,24 @@ Rows are joined on ``(tokenizer, suite, subset, metric)``. Each joined row gets 
 * ``better`` / ``worse``: a real change, judged by the metric's direction; a worse row
   *fails* (is a regression) when the change is beyond the metric's tolerance;
 * ``changed``: a real change of a metric without a direction (never fails);
+* ``not_judged``: a timing (any metric that is not deterministic) when timings were not
+  asked for (``--fail`` naming the metric or its family, or ``timings=True``), or when a
+  run had under ``TOO_BUSY_SHARE`` of a CPU per thread (the comparison warns): the machine
+  was too busy to judge, which is no regression;
 * ``not_significant``: a corpus ratio measured on other text (the suite's content changed,
   or another sample of it was drawn) whose change is inside the interval of the
   difference, √(h_base² + h_new²) from the two rows' confidence intervals (on the same
-  content a corpus metric is deterministic: any change is real); or a timing whose
-  change is under its threshold or inside the noise
-  of the two runs (the [min, max] ranges of their samples, or their 95% intervals, overlap);
-  a wall-clock timing taken on a busy machine (``cpu_share`` under ``BUSY_SHARE``) is
-  judged on its CPU-clock figure (``cpu_value``, ``cpu_ci``) or, without one, is noise;
-  under ``TOO_BUSY_SHARE`` it is not judged at all (and the comparison warns);
+  content a corpus metric is deterministic: any change is real); or a judged timing
+  whose change is under its threshold or inside the
+  noise of the two runs (the [min, max] ranges of their samples, or their 95% intervals,
+  overlap). Timings are judged on the CPU clock (``cpu_value``, ``cpu_ci`` where the row
+  has them); a wall-clock timing of a busy machine (``cpu_share`` under ``BUSY_SHARE``)
+  without a CPU-clock figure is noise;
 * ``not_comparable``: an input of the measurement differs between the runs (the suite's
-  content, the tokenizer file, the backend version, settings, or the machine for
-  timings); the reason is given. ``allow_change`` compares them anyway;
+  content, settings, a metric's formula or word segmenter, or the machine for timings);
+  the reason is given. ``allow_change`` compares them anyway. A tokenizer is a slot
+  compared by name: a changed tokenizer file or backend version is what a gate is for, so
+  those rows are compared, and the change is said once (``Comparison.notes``);
 * ``added`` / ``removed``: present in one run only. A removed row fails unless
   ``allow_removed`` (something that was measured no longer is);
 * ``missing``: the row is in both runs but a value is null, NaN or infinite: nothing
@@ -29,6 +35,7 @@ the new run could not encode or decode at all are regressions of their own.
 
 from __future__ import annotations
 
+import json
 import math
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
@@ -47,13 +54,18 @@ SCHEMA_VERSION = 1
 
 BETTER, WORSE, UNCHANGED, CHANGED = "better", "worse", "unchanged", "changed"
 NOT_SIGNIFICANT, NOT_COMPARABLE = "not_significant", "not_comparable"
-ADDED, REMOVED, MISSING = "added", "removed", "missing"
+ADDED, REMOVED, MISSING, NOT_JUDGED = "added", "removed", "missing", "not_judged"
 STATUSES = (WORSE, MISSING, REMOVED, NOT_COMPARABLE, BETTER, CHANGED, ADDED, NOT_SIGNIFICANT,
-            UNCHANGED)
+            NOT_JUDGED, UNCHANGED)
+#: statuses of rows whose values were set side by side and judged
+COMPARED = frozenset({WORSE, MISSING, BETTER, CHANGED, NOT_SIGNIFICANT, UNCHANGED})
 
 #: inputs whose change makes rows not comparable; ``allow_change`` takes these names
 CHANGE_KINDS = ("suite", "tokenizer", "backend", "settings", "machine", "segmenter",
                 "definition")
+#: inputs compared anyway without being allowed: the tokenizer under test is a slot
+#: judged by name, and its file or backend changing is what a gate is there to catch
+COMPARED_BY_DEFAULT = frozenset({"tokenizer", "backend"})
 
 #: metrics that depend on the word segmenters (their name and version are compared)
 WORD_METRICS = ("fertility", "continued_words", "strr")
@@ -105,16 +117,28 @@ class Threshold:
 class Thresholds:
     """Tolerance per metric: ``--fail`` specs over the defaults.
 
-    Defaults: deterministic metrics fail on any real change for the worse; timings
-    need a change of at least 10% outside the noise of both runs.
+    Defaults: deterministic metrics fail on any real change for the worse. Timings (every
+    metric that is not deterministic) are judged only when asked for: a spec naming the
+    metric or its family (``throughput:15%``; ``all`` does not ask for them), or
+    ``timings=True`` (each with its default tolerance: a change of at least 10% outside
+    the noise of both runs for throughput).
     """
 
-    def __init__(self, specs: Iterable[str] = ()) -> None:
+    def __init__(self, specs: Iterable[str] = (), timings: bool = False) -> None:
         self._by_metric: dict[str, Threshold] = {}
         self._by_family: dict[str, Threshold] = {}
         self._all: Threshold | None = None
+        self.timings = timings
         for spec in specs:
             self.add(spec)
+
+    def judges(self, metric: str) -> bool:
+        """Whether rows of ``metric`` are judged: deterministic ones always, timings when
+        asked for (by name, by family or with ``timings``)."""
+        if self.timings or metric in self._by_metric or metric_info(metric).deterministic:
+            return True
+        return any(metric in members and family in self._by_family
+                   for family, members in FAMILIES.items())
 
     def add(self, spec: str) -> None:
         """Parse ``NAME:VALUE`` (``bytes_per_token:0.5%``, ``roundtrip:0``, ``throughput:10%``).
@@ -166,14 +190,17 @@ class Thresholds:
         out = {"all": self._all.describe()} if self._all else {}
         out.update({k: v.describe() for k, v in self._by_family.items()})
         out.update({k: v.describe() for k, v in self._by_metric.items()})
+        if self.timings:
+            out["timings"] = "judged (defaults)"
         return out
 
 
-def parse_thresholds(specs: Iterable[str] | Thresholds | None) -> Thresholds:
+def parse_thresholds(specs: Iterable[str] | Thresholds | None, timings: bool = False
+                     ) -> Thresholds:
     """``Thresholds`` from ``--fail`` specs (or as given)."""
     if isinstance(specs, Thresholds):
         return specs
-    return Thresholds(specs or ())
+    return Thresholds(specs or (), timings=timings)
 
 
 def parse_allow_change(kinds: Iterable[str] | None) -> frozenset[str]:
@@ -205,11 +232,11 @@ class RowChange:
     base: Any = None
     new: Any = None
     fails: bool = False
-    reason: str = ""  # why not comparable / not significant / tolerated
-    notes: list[str] = field(default_factory=list)  # allowed input changes
+    reason: str = ""  # why not comparable / not significant / not judged / tolerated
     documents: list[str] = field(default_factory=list)  # newly failing round-trip documents
     base_range: tuple[float, float] | None = None  # timings: [min, max] of the samples
     new_range: tuple[float, float] | None = None
+    side: str = "both"  # which runs have the row: both, base (removed...) or new (added...)
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -240,8 +267,6 @@ class RowChange:
                              "relative": round_value(self.relative)}
         if self.reason:
             d["reason"] = self.reason
-        if self.notes:
-            d["notes"] = list(self.notes)
         if self.documents:
             d["documents"] = list(self.documents)
         if self.base_range:
@@ -288,6 +313,7 @@ class Comparison:
     new_roundtrip_failures: list[Failure] = field(default_factory=list)
     fixed_failures: list[Failure] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # inputs that changed and were compared
 
     @property
     def failing(self) -> list[RowChange]:
@@ -306,8 +332,67 @@ class Comparison:
     def changed_rows(self) -> list[RowChange]:
         """Rows worth a line each: what changed, worst first (not comparable rows are
         summarized by ``not_comparable``)."""
-        quiet = (UNCHANGED, NOT_SIGNIFICANT, NOT_COMPARABLE)
+        quiet = (UNCHANGED, NOT_SIGNIFICANT, NOT_COMPARABLE, NOT_JUDGED)
         return [r for r in self.sorted_rows() if r.status not in quiet]
+
+    def changed_groups(self) -> list[tuple[tuple[str, str], list[RowChange]]]:
+        """The changed rows grouped by (tokenizer, metric): groups with a failing row first,
+        then in the metrics' order; in a group, failing rows first, then each suite's
+        ``all``, then the largest changes."""
+        groups: dict[tuple[str, str], list[RowChange]] = {}
+        for r in self.changed_rows():
+            groups.setdefault((r.tokenizer, r.metric), []).append(r)
+        order = {m: i for i, m in enumerate(METRICS.names())}
+
+        def size(r: RowChange) -> float:
+            rel = r.relative
+            return -abs(rel) if rel is not None and not math.isnan(rel) else 0.0
+
+        for rows in groups.values():
+            rows.sort(key=lambda r: (not r.fails, r.subset != ALL, size(r), r.suite, r.subset))
+        return sorted(groups.items(), key=lambda g: (not any(r.fails for r in g[1]), g[0][0],
+                                                     order.get(g[0][1], len(order)), g[0][1]))
+
+    def rest(self) -> dict[str, int]:
+        """How many rows of each quiet status (not shown row by row)."""
+        c = self.counts()
+        return {s: c[s] for s in (UNCHANGED, NOT_SIGNIFICANT, NOT_JUDGED, NOT_COMPARABLE)
+                if c[s]}
+
+    def nothing_compared(self) -> str | None:
+        """Why no row was compared (a gate that judged nothing must not pass), or None."""
+        common = [r for r in self.rows if r.side == "both"]
+        if any(r.status in COMPARED for r in common):
+            return None
+        if not common:
+            def what(side: str) -> str:
+                toks = sorted({r.tokenizer for r in self.rows if r.side == side})
+                suites = sorted({r.suite for r in self.rows if r.side == side})
+                return f"tokenizers {', '.join(toks) or '-'}; suites {', '.join(suites) or '-'}"
+            return (f"{self.base.label} and {self.new.label} have no row in common "
+                    f"({self.base.label}: {what('base')}; {self.new.label}: {what('new')}); "
+                    "compare runs of the same tokenizers and suites")
+        reasons = list(dict.fromkeys(r.reason for r in common if r.status == NOT_COMPARABLE))
+        if reasons:
+            more = f" and {len(reasons) - 1} other changed input(s)" if len(reasons) > 1 else ""
+            which = f"none of the {len(common)} rows can" if len(common) > 1 \
+                else "the one row cannot"
+            return (f"{which} be compared: "
+                    f"{reasons[0]}{more}; rerun both sides on the same inputs, or "
+                    "--allow-change KIND compares them anyway")
+        if any(r.reason.startswith(TOO_BUSY) for r in common):
+            return (f"the rows in common ({len(common)}) are timings, and a run had under half "
+                    "a CPU per thread: the machine was too busy to judge them; rerun on a "
+                    "quieter machine")
+        return (f"the rows in common ({len(common)}) are timings, and timings are judged only "
+                "when asked for: pass --fail throughput:15% (a metric or family) or "
+                "--judge-timings")
+
+    def require_compared(self) -> None:
+        """Raise ``InputError`` (exit 2) when no row was compared."""
+        why = self.nothing_compared()
+        if why is not None:
+            raise InputError(f"nothing was compared: {why}")
 
     def not_comparable(self) -> list[tuple[str, str, str, int]]:
         """(tokenizer, suite, reason, number of rows) of the rows that are not comparable."""
@@ -342,7 +427,7 @@ class Comparison:
         rest = []
         if tolerated:
             rest.append(f"{tolerated} worse within tolerance")
-        for status in (BETTER, CHANGED, ADDED, NOT_COMPARABLE, NOT_SIGNIFICANT):
+        for status in (BETTER, CHANGED, ADDED, NOT_COMPARABLE, NOT_SIGNIFICANT, NOT_JUDGED):
             if c[status]:
                 rest.append(f"{c[status]} {status.replace('_', ' ')}")
         if c[MISSING] - failing_missing:
@@ -370,68 +455,119 @@ class Comparison:
             "new_roundtrip_failures": _failure_dicts(self.new_roundtrip_failures),
             "fixed_failures": _failure_dicts(self.fixed_failures),
             "warnings": list(self.warnings),
+            "notes": list(self.notes),
             "rows": [r.to_dict() for r in rows],
         }
 
 
 def load_run(path: str | Path) -> Results:
-    """A run's results (a results.json or a run directory); an empty run is an error."""
-    results = Results.load(path)
+    """A run's results (a results.json or a run directory) fit to be compared.
+
+    Refused, as one line naming the file: a run without rows, without the ``meta`` that
+    says what was measured (tokenizers, suites, settings; needed to tell whether two runs
+    measured the same inputs), with a row whose suite or tokenizer ``meta`` does not
+    describe, or with one row twice with different values.
+    """
+    p = Path(path)
+    results = Results.load(p)
     if not results.rows:
-        p = Path(path)
         errors = results.meta.errors
         why = f" (every tokenizer or suite failed, e.g. {errors[0].subject}: " \
               f"{errors[0].error})" if errors else ""
         raise InputError(f"{p}: the run has no rows{why}; there is nothing to compare")
+    meta = results.meta
+    lacking = [k for k in ("tokenizers", "suites", "settings") if not meta.has(k)]
+    fix = "use the results.json tokbench wrote, or rerun"
+    if lacking:
+        raise InputError(f"{p}: 'meta' has no {'/'.join(lacking)} (was it edited?); without "
+                         f"it no one can tell whether two runs measured the same inputs; {fix}")
+    for r in results.rows:
+        if r.tokenizer not in meta.tokenizers:
+            raise InputError(f"{p}: row {_name(r.key)}: tokenizer {r.tokenizer!r} is not "
+                             f"described in 'meta.tokenizers'; {fix}")
+        if r.suite != VOCAB_SUITE and not _suite(meta, r.suite).sha256:
+            raise InputError(f"{p}: row {_name(r.key)}: suite {r.suite!r} has no content "
+                             f"hash in 'meta.suites'; {fix}")
+    index_rows(results, str(p))
     return results
+
+
+def _name(key: tuple[str, ...]) -> str:
+    return " · ".join(map(str, key))
+
+
+def index_rows(results: Results, label: str) -> dict[tuple[str, str, str, str], Row]:
+    """The rows by (tokenizer, suite, subset, metric); a key given twice with different
+    values is an ``InputError`` (which one counts cannot be guessed)."""
+    out: dict[tuple[str, str, str, str], Row] = {}
+    for r in results.rows:
+        old = out.get(r.key)
+        if old is not None and _json(old) != _json(r):
+            raise InputError(f"{label}: row {_name(r.key)} appears twice with different "
+                             f"values ({old.value!r} and {r.value!r}); a run has one row per "
+                             "tokenizer, suite, subset and metric: remove one or rerun")
+        out[r.key] = r
+    return out
+
+
+def _json(row: Row) -> str:
+    return json.dumps(row.to_dict(), sort_keys=True, default=str)
 
 
 def compare(base: Results, new: Results, *, fail: Iterable[str] | Thresholds | None = None,
             allow_change: Iterable[str] = (), allow_removed: bool = False,
-            allow_missing: bool = False, base_label: str = "base", new_label: str = "new"
-            ) -> Comparison:
+            allow_missing: bool = False, timings: bool = False, base_label: str = "base",
+            new_label: str = "new") -> Comparison:
     """Compare ``new`` against ``base`` (see the module doc for the decision rules).
 
-    ``fail``: ``--fail`` specs or ``Thresholds``; ``allow_change``: input kinds
-    (``CHANGE_KINDS``) that may differ and are compared anyway, e.g. ``["tokenizer"]``
-    when the tokenizer file is what the change is about. The ``Comparison`` says whether
-    anything got worse (``.regression``), row by row (``.rows``), and gives
-    ``.to_dict()`` (what ``tokbench compare --json`` prints). Runs come from
+    ``fail``: ``--fail`` specs or ``Thresholds``; ``timings``: judge every timing (else
+    only those ``fail`` names); ``allow_change``: input kinds (``CHANGE_KINDS``) that may
+    differ and are compared anyway (a changed tokenizer file or backend version always
+    is). The ``Comparison`` says whether anything got worse (``.regression``), row by
+    row (``.rows``), whether anything was compared at all (``.nothing_compared()``), and
+    gives ``.to_dict()`` (what ``tokbench compare --json`` prints). Runs come from
     ``tokbench.run`` or ``tokbench.Results.load(path)``.
     """
-    thresholds = parse_thresholds(fail)
+    thresholds = parse_thresholds(fail, timings)
     allowed = parse_allow_change(allow_change)
-    base_rows = {r.key: r for r in base.rows}
-    new_rows = {r.key: r for r in new.rows}
-    inputs = _InputCheck(base, new, allowed)
+    base_rows = index_rows(base, base_label)
+    new_rows = index_rows(new, new_label)
+    inputs = _InputCheck(base, new, allowed | COMPARED_BY_DEFAULT)
     failures = _FailureDiff(base, new)
 
-    judged: dict[str, tuple[MetricInfo, Threshold]] = {}  # per metric, looked up once
+    judged: dict[str, tuple[MetricInfo, Threshold, bool]] = {}  # per metric, looked up once
     out: list[RowChange] = []
     for key in sorted(base_rows.keys() | new_rows.keys()):
         tokenizer, suite, subset, metric = key
         b, n = base_rows.get(key), new_rows.get(key)
-        if b is None and n is not None:
-            out.append(RowChange(*key, status=ADDED, new=n.value, reason=f"only in {new_label}"))
+        change = RowChange(*key, status=UNCHANGED, base=b.value if b else None,
+                           new=n.value if n else None,
+                           side="new" if b is None else "base" if n is None else "both")
+        if metric not in judged:
+            judged[metric] = (metric_info(metric), thresholds.for_metric(metric),
+                              thresholds.judges(metric))
+        info, threshold, judges = judged[metric]
+        if not judges:
+            change.status = NOT_JUDGED
+            change.reason = "a timing, judged only when asked for (--fail METRIC:TOL)"
+            out.append(change)
             continue
-        if n is None and b is not None:
-            out.append(RowChange(*key, status=REMOVED, base=b.value, fails=not allow_removed,
-                                 reason=f"missing in {new_label}"))
-            continue
-        assert b is not None and n is not None
-        reasons, notes = inputs.check(tokenizer, suite, metric)
+        reasons = inputs.check(tokenizer, suite, metric, subset)
         band = None
-        if reasons and inputs.only_content(tokenizer, suite, metric):
+        if reasons and b is not None and n is not None \
+                and inputs.only_content(tokenizer, suite, metric):
             band = interval_band(b, n)  # other text: the intervals decide
             if band is not None:
-                notes, reasons = notes + reasons, []
-        change = RowChange(*key, status=UNCHANGED, base=b.value, new=n.value, notes=notes)
-        if reasons:
+                reasons = []
+        if reasons:  # also of a row in one run only: what changed explains it
             change.status, change.reason = NOT_COMPARABLE, "; ".join(reasons)
+        elif b is None:
+            change.status, change.reason = ADDED, f"only in {new_label}"
+        elif n is None:
+            change.status, change.fails = REMOVED, not allow_removed
+            change.reason = f"missing in {new_label}"
         else:
-            if metric not in judged:
-                judged[metric] = (metric_info(metric), thresholds.for_metric(metric))
-            _judge(change, b, n, *judged[metric], allow_missing=allow_missing, band=band)
+            _judge(change, b, n, info, threshold, allow_missing=allow_missing, band=band)
             if metric == "roundtrip":
                 change.documents = failures.new_roundtrip_docs(tokenizer, suite, subset,
                                                               new.meta)
@@ -442,19 +578,19 @@ def compare(base: Results, new: Results, *, fail: Iterable[str] | Thresholds | N
                       thresholds=thresholds.describe(), allowed=allowed,
                       new_errors=failures.appeared(comparable, errors=True),
                       new_roundtrip_failures=failures.appeared(comparable, errors=False),
-                      fixed_failures=failures.fixed(comparable))
-    too_busy = sum(1 for r in out if r.status == NOT_SIGNIFICANT and r.reason.startswith(TOO_BUSY))
+                      fixed_failures=failures.fixed(comparable), notes=inputs.notes())
+    too_busy = sum(1 for r in out if r.status == NOT_JUDGED and r.reason.startswith(TOO_BUSY))
     if too_busy:
         comp.warnings.append(f"{too_busy} timing row{'s' * (too_busy != 1)} not judged: a run "
                              "had under half a CPU per thread (see the rows' reasons)")
     if base_rows and new_rows and not base_rows.keys() & new_rows.keys():
         comp.warnings.append("the runs have no row in common: are they runs of the same "
                              "tokenizers and suites?")
-    for info, results in ((comp.base, base), (comp.new, new)):
-        if not info.complete:
-            comp.warnings.append(f"{info.label} is an incomplete (interrupted) run")
+    for side, results in ((comp.base, base), (comp.new, new)):
+        if not side.complete:
+            comp.warnings.append(f"{side.label} is an incomplete (interrupted) run")
         for err in results.meta.errors:
-            comp.warnings.append(f"{info.label}: {err.subject} was not run ({err.error})")
+            comp.warnings.append(f"{side.label}: {err.subject} was not run ({err.error})")
     return comp
 
 
@@ -574,23 +710,24 @@ def _judge(change: RowChange, b: Row, n: Row, info: MetricInfo, threshold: Thres
         return
     busy = None if info.deterministic else _busy_note(b, n)
     if busy is not None and busy.startswith(TOO_BUSY):
-        change.status = NOT_SIGNIFICANT
+        change.status = NOT_JUDGED
         change.reason = f"{busy}: neither clock can be trusted then; rerun on a quieter machine"
         return
-    if busy is not None:
-        # wall-clock figures of a busy machine measure the other processes too: judge the
-        # same calls on the CPU clock where the row has it, else call the change noise
+    on_cpu = ""
+    if not info.deterministic:
+        # the CPU clock does not count the time other processes take from the calls
         cpu = _cpu_rows(b, n)
-        if cpu is None:
+        if cpu is not None:
+            b, n = cpu
+            bv, nv = float(b.value or 0), float(n.value or 0)
+            on_cpu = f" ({busy + '; ' if busy else ''}judged on the CPU clock)"
+        elif busy is not None:
             change.status = NOT_SIGNIFICANT
             change.reason = f"{busy}; the wall clock cannot tell (no CPU-clock figure)"
             return
-        b, n = cpu
-        bv, nv = float(b.value or 0), float(n.value or 0)
     improved = (nv > bv) == (info.direction == "higher")
     if not info.deterministic:
         change.base_range, change.new_range = timing_range(b), timing_range(n)
-        on_cpu = f" ({busy}; judged on the CPU clock)" if busy else ""
         if not threshold.exceeded(bv, nv):
             change.status = NOT_SIGNIFICANT
             change.reason = f"under the {threshold.describe()} threshold{on_cpu}"
@@ -620,16 +757,19 @@ TOO_BUSY = "machine too busy"
 
 
 def _busy_note(b: Row, n: Row) -> str | None:
-    """Why the wall clock of these rows is not to be trusted, or None (also for rows timed on
-    a CPU clock: their tolerance covers what a busy machine does to them)."""
-    if all(str(r.extra.get("clock", "")).endswith("cpu") for r in (b, n)):
-        return None
+    """Why the clocks of these rows are not to be trusted, or None. Rows timed on a CPU
+    clock are only "too busy" (under ``TOO_BUSY_SHARE``): above it their tolerance covers
+    what a busy machine does to them."""
     shares = [(label, float(s)) for label, r in (("base", b), ("new", n))
               for s in [r.extra.get("cpu_share")] if _number(s)]
-    busy = [f"{label} {s:.0%}" for label, s in shares if s < BUSY_SHARE]
-    if not busy:
+    if not shares:
         return None
-    what = TOO_BUSY if min(s for _, s in shares) < TOO_BUSY_SHARE else "machine busy"
+    low = min(s for _, s in shares)
+    on_cpu = all(str(r.extra.get("clock", "")).endswith("cpu") for r in (b, n))
+    if low >= BUSY_SHARE or (on_cpu and low >= TOO_BUSY_SHARE):
+        return None
+    what = TOO_BUSY if low < TOO_BUSY_SHARE else "machine busy"
+    busy = [f"{label} {s:.0%}" for label, s in shares if s < BUSY_SHARE]
     return f"{what}: the process had {', '.join(busy)} of a CPU per thread"
 
 
@@ -655,6 +795,9 @@ class _InputCheck:
     def __init__(self, base: Results, new: Results, allowed: frozenset[str]) -> None:
         self.base, self.new, self.allowed = base.meta, new.meta, allowed
         self._cache: dict[tuple[str, str], list[tuple[str, str, tuple[str, ...] | None]]] = {}
+        self._notes: dict[str, str] = {}  # text -> kind, in the order met
+        self._segmenter_lang: dict[str, str] = {}  # a segmenter change's text -> its language
+        self._langs = {*(self.base.segmenters or {}), *(self.new.segmenters or {})}
         self._machine = _machine_change(self.base, self.new)
         self._settings = _settings_changes(self.base, self.new)
         self._definitions = _definition_changes(self.base, self.new)
@@ -689,23 +832,36 @@ class _InputCheck:
             out.append(("backend", f"{backend} version changed ({bb} → {nb})", None))
         out += [("settings", text, scope) for text, scope in self._settings]
         out += [("definition", text, scope) for text, scope in self._definitions]
-        out += [("segmenter", text, WORD_METRICS)
-                for text in _segmenter_changes(self.base, self.new, suite)]
+        for lang, text in _segmenter_changes(self.base, self.new, suite):
+            self._segmenter_lang[text] = lang
+            out.append(("segmenter", text, WORD_METRICS))
         if self._machine:
             timings = tuple(m for m in METRICS.names() if not metric_info(m).deterministic)
             out.append(("machine", self._machine, timings))
         self._cache[key] = out
         return out
 
-    def check(self, tokenizer: str, suite: str, metric: str) -> tuple[list[str], list[str]]:
-        """(reasons the row is not comparable, notes about allowed changes)."""
+    def check(self, tokenizer: str, suite: str, metric: str, subset: str) -> list[str]:
+        """The reasons the row is not comparable; allowed changes are kept for ``notes``.
+        A language's segmenter concerns its own rows and those mixing languages."""
         reasons: list[str] = []
-        notes: list[str] = []
         for kind, text, scope in self._all_changes(tokenizer, suite):
             if scope is not None and metric not in scope:
                 continue
-            (notes if kind in self.allowed else reasons).append(text)
-        return reasons, notes
+            lang = self._segmenter_lang.get(text) if kind == "segmenter" else None
+            if lang is not None and subset != lang and subset in self._langs:
+                continue
+            if kind in self.allowed:
+                self._notes.setdefault(text, kind)
+            else:
+                reasons.append(text)
+        return reasons
+
+    def notes(self) -> list[str]:
+        """Each changed input that was compared anyway, once."""
+        return [f"{text}; compared as the same tokenizer" if kind in COMPARED_BY_DEFAULT
+                else f"{text}; compared anyway (--allow-change {kind})"
+                for text, kind in self._notes.items()]
 
     def only_content(self, tokenizer: str, suite: str, metric: str) -> bool:
         """Whether the suite's content is the only input of the row that differs."""
@@ -754,14 +910,16 @@ def _definition_changes(base: RunMeta, new: RunMeta
             for m in sorted(bf.keys() & nf.keys()) if bf[m] != nf[m]]
 
 
-def _segmenter_changes(base: RunMeta, new: RunMeta, suite: str) -> list[str]:
-    """Languages of ``suite`` whose word segmenter (name and version) differs."""
+def _segmenter_changes(base: RunMeta, new: RunMeta, suite: str) -> list[tuple[str, str]]:
+    """(language, what changed) for the languages of ``suite`` whose word segmenter (name
+    and version) differs."""
     bs, ns = base.segmenters or {}, new.segmenters or {}
     langs = _suite(new, suite).languages or sorted(bs.keys() & ns.keys())
     out = []
     for lang in langs:
         if lang in bs and lang in ns and bs[lang] != ns[lang]:
-            out.append(f"word segmenter of {lang} changed ({bs[lang]} → {ns[lang]})")
+            out.append((lang, f"word segmenter of {lang} changed ({bs[lang] or 'none'} → "
+                              f"{ns[lang] or 'none'})"))
     return out
 
 

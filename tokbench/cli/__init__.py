@@ -2,8 +2,11 @@
 terminal) and the pytest plugin.
 
 Each subcommand lives in ``tokbench/commands/<name>.py`` and defines ``HELP``,
-``add_arguments(parser)`` and ``main(args) -> int``. User errors
-(``TokbenchError``) are printed as one line and exit with code 2.
+``add_arguments(parser)`` and ``main(args) -> int``. Exit codes mean one thing each:
+0 success (no regression), 1 a regression found by a comparison, 2 bad input or any
+failure. User errors (``TokbenchError``) are printed as one line; an unexpected
+exception too (with where it happened; ``TOKBENCH_TRACEBACK=1`` prints the traceback),
+and it exits 2, never 1: a crash is not a regression.
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ COMMANDS = {
     "recommend": "tokbench.commands.recommend",
     "verify": "tokbench.commands.verify",
     "bench": "tokbench.commands.bench",
+    "parity": "tokbench.commands.parity",
+    "drift": "tokbench.commands.drift",
 }
 
 
@@ -49,12 +54,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: exit code of bad input and of any failure (a crash included); 1 is only a regression
+FAILURE = 2
+TRACEBACK_ENV = "TOKBENCH_TRACEBACK"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+    except (SystemExit, KeyboardInterrupt):  # argparse: --help (0) or a bad option (2)
+        raise
+    except BaseException as e:  # never exit 1 for a crash
+        return _crashed(e)
     if not getattr(args, "_main", None):
         parser.print_help()
-        return 2
+        return FAILURE
     from tokbench.cli.console import err_console
     from tokbench.loading.sources import OFFLINE_ENV
 
@@ -63,23 +78,47 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     offline = os.environ.get(OFFLINE_ENV)  # --no-fetch sets it for the command's duration only
     try:
-        return int(args._main(args) or 0)
+        code = int(args._main(args) or 0)
+        return code if code in (0, 1) else FAILURE
     except TokbenchError as e:
         from rich.markup import escape
 
-        err_console().print(f"[bold red]tokbench: error:[/] {escape(str(e))}", highlight=False,
-                            soft_wrap=True)
+        from tokbench.render.visible import shown
+
+        err_console().print(f"[bold red]tokbench: error:[/] {escape(shown(str(e)))}",
+                            highlight=False, soft_wrap=True)
         return e.exit_code
     except KeyboardInterrupt:
         err_console().print("[yellow]tokbench: interrupted[/]")
         return 130
     except BrokenPipeError:
         return 0
+    except SystemExit as e:  # a library's sys.exit(1) is no regression: commands return 1
+        return 0 if e.code in (0, None) else FAILURE
+    except BaseException as e:  # a Rust panic is a BaseException
+        return _crashed(e)
     finally:
         if offline is None:
             os.environ.pop(OFFLINE_ENV, None)
         else:
             os.environ[OFFLINE_ENV] = offline
+
+
+def _crashed(e: BaseException) -> int:
+    """Say in one line that tokbench failed (not the input, not a regression): exit 2."""
+    import traceback
+
+    frames = traceback.extract_tb(e.__traceback__)
+    where = f" in {os.path.basename(frames[-1].filename)}:{frames[-1].lineno}" if frames else ""
+    from tokbench.render.visible import shown
+
+    text = shown(" ".join(str(e).split())[:300])
+    if os.environ.get(TRACEBACK_ENV):
+        traceback.print_exception(e, file=sys.stderr)
+    print(f"tokbench: error: internal error{where}: {type(e).__name__}: {text}; a bug in "
+          f"tokbench, not a regression (set {TRACEBACK_ENV}=1 for the traceback and please "
+          "report it)", file=sys.stderr)
+    return FAILURE
 
 
 if __name__ == "__main__":

@@ -18,7 +18,8 @@ DEFAULT_BASELINE = "tokbench-baseline.json"
 
 
 def add_compare_options(p: argparse.ArgumentParser | Any, validate: bool = False) -> None:
-    """``--fail``, ``--allow-change``, ``--allow-removed`` (shared with ``run --baseline``).
+    """``--fail``, ``--judge-timings``, ``--allow-change``, ``--allow-removed``,
+    ``--allow-missing`` (shared with ``run --baseline``).
 
     ``validate`` checks the values while parsing (``run`` must not find a typo only
     after a long run).
@@ -27,13 +28,19 @@ def add_compare_options(p: argparse.ArgumentParser | Any, validate: bool = False
                    type=_fail_spec if validate else str,
                    help="tolerance of a metric or family before a worse change fails, "
                         "e.g. bytes_per_token:0.5%% (relative), roundtrip:0 (absolute), "
-                        "throughput:10%%; repeatable. Defaults: any real change of a "
-                        "deterministic metric, 10%% outside the noise for throughput")
+                        "throughput:15%% (naming a timing also judges it); repeatable. "
+                        "Default: any real change of a deterministic metric; timings are "
+                        "not judged")
+    p.add_argument("--judge-timings", action="store_true",
+                   help="judge every timing (throughput, speed) with its default tolerance "
+                        "(10%% outside the noise of both runs for throughput), on the CPU "
+                        "clock; a machine too busy to time is not a regression")
     p.add_argument("--allow-change", action="append", default=[], metavar="KIND",
                    type=_allow_kinds if validate else str,
-                   help="inputs that may differ and are compared anyway: tokenizer (the "
-                        "tokenizer file is what changed), backend, suite, settings, machine, "
-                        "all; comma-separated or repeated")
+                   help="inputs that may differ and are compared anyway: suite, settings, "
+                        "machine (timings), segmenter, definition, all; comma-separated or "
+                        "repeated (a changed tokenizer file or backend version is always "
+                        "compared: the tokenizer is judged by name)")
     p.add_argument("--allow-removed", action="store_true",
                    help="rows missing in the new run are not a regression")
     p.add_argument("--allow-missing", action="store_true",
@@ -90,7 +97,8 @@ def add_gate_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--baseline", nargs="?", const=DEFAULT_BASELINE, action=_LoadBaseline,
                    metavar="FILE",
                    help=f"compare this run with FILE (default {DEFAULT_BASELINE}); print the "
-                        "changes, write OUT/compare.md and exit 1 on a regression")
+                        "changes, write OUT/compare.md and exit 1 on a regression (2 when "
+                        "nothing could be compared)")
     add_compare_options(g, validate=True)
     g.add_argument("--history", metavar="PATH",
                    help="SQLite history to record the run in (default $TOKBENCH_HISTORY, "
@@ -101,7 +109,8 @@ def add_gate_arguments(p: argparse.ArgumentParser) -> None:
 
 def gate(args: argparse.Namespace, results: Results, out: Path) -> int:
     """After ``tokbench run`` into ``out``: record the history, compare with
-    ``--baseline``; the exit code (1 on a regression)."""
+    ``--baseline``; the exit code (1 on a regression; ``InputError``, exit 2, when nothing
+    could be compared)."""
     from rich.markup import escape
 
     from tokbench.atomic import write_atomic
@@ -128,8 +137,9 @@ def gate(args: argparse.Namespace, results: Results, out: Path) -> int:
     comp = compare(baseline.results, results, fail=args.fail, allow_change=args.allow_change,
                    allow_removed=args.allow_removed,
                    allow_missing=getattr(args, "allow_missing", False),
-                   base_label=str(baseline.path),
-                   new_label="this run")
+                   timings=getattr(args, "judge_timings", False),
+                   base_label=str(baseline.path), new_label="this run")
+    comp.require_compared()  # a gate that judged nothing is no pass
     md = out / "compare.md"
     write_atomic(md, render_markdown(comp))
     print_comparison(console(), comp)

@@ -42,12 +42,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def assert_no_regression(results: Results, baseline: Results | str | Path, *,
-                         fail: Iterable[str] = (), allow_change: Iterable[str] = ("tokenizer",),
+                         fail: Iterable[str] = (), allow_change: Iterable[str] = (),
                          allow_removed: bool = False) -> Comparison:
-    """Fail (AssertionError) when ``results`` regress against ``baseline``; else the comparison.
+    """Fail (AssertionError) when ``results`` regress against ``baseline``, or when nothing
+    could be compared; else the comparison.
 
-    ``baseline`` is a Results or a results.json path. The tokenizer file may differ by
-    default (in a tokenizer project it is what changes); ``fail`` takes ``--fail`` specs.
+    ``baseline`` is a Results or a results.json path. The tokenizer file may differ (the
+    tokenizer is compared by name: in a tokenizer project its file is what changes);
+    ``fail`` takes ``--fail`` specs.
     """
     from tokbench.ci.compare import compare, load_run
     from tokbench.results import Results
@@ -55,6 +57,9 @@ def assert_no_regression(results: Results, baseline: Results | str | Path, *,
     base = baseline if isinstance(baseline, Results) else load_run(baseline)
     comp = compare(base, results, fail=fail, allow_change=allow_change,
                    allow_removed=allow_removed, base_label="baseline", new_label="this run")
+    nothing = comp.nothing_compared()
+    if nothing is not None:
+        raise AssertionError(f"tokbench compared nothing: {nothing}")
     if comp.regression:
         raise AssertionError(comparison_text(comp))
     return comp

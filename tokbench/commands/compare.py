@@ -16,7 +16,8 @@ if TYPE_CHECKING:
 
     from tokbench.ci.compare import Comparison
 
-HELP = "compare two runs (results.json or run directories); exit 1 on a regression"
+HELP = ("compare two runs (results.json or run directories); exit 0 no regression, "
+        "1 regression, 2 bad input or nothing compared")
 
 
 
@@ -46,9 +47,10 @@ def main(args: argparse.Namespace) -> int:
 
     base, new = load_run(args.base), load_run(args.new)
     comp = compare(base, new, fail=args.fail, allow_change=args.allow_change,
-                   allow_removed=args.allow_removed,
-                   allow_missing=getattr(args, "allow_missing", False))
-    comp.base.label, comp.new.label = str(args.base), str(args.new)
+                   allow_removed=args.allow_removed, allow_missing=args.allow_missing,
+                   timings=args.judge_timings, base_label=str(args.base),
+                   new_label=str(args.new))
+    comp.require_compared()  # exit 2: a comparison of nothing is no pass
     _write_files(comp, args.markdown_out, args.json_out, args.all_rows)
     out = console()
     if args.format == "json":

@@ -7,21 +7,31 @@ from typing import Any
 
 from tokbench.errors import UnknownNameError
 
-HELP = "list the known tokenizers (with vocab size, sources, cache state), suites or metrics"
+HELP = ("list the known tokenizers (with vocab size, sources, cache state), suites, metrics "
+        "or implementations (the libraries that can load each tokenizer)")
 
 KINDS = {"tokenizers": "tokenizers", "tokenizer": "tokenizers", "suites": "suites",
-         "suite": "suites", "metrics": "metrics", "metric": "metrics"}
+         "suite": "suites", "metrics": "metrics", "metric": "metrics",
+         "implementations": "implementations", "implementation": "implementations"}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("kind", nargs="?", default="tokenizers", metavar="KIND",
-                   help="tokenizers (default), suites or metrics")
+                   help="tokenizers (default), suites, metrics or implementations")
+    p.add_argument("name", nargs="?", metavar="NAME",
+                   help="with implementations: one tokenizer (default: every one)")
 
 
 def main(args: argparse.Namespace) -> int:
     kind = KINDS.get(args.kind.lower())
     if kind is None:
-        raise UnknownNameError("kind", args.kind, ["tokenizers", "suites", "metrics"])
+        raise UnknownNameError("kind", args.kind,
+                               ["tokenizers", "suites", "metrics", "implementations"])
+    if kind == "implementations":
+        return _implementations(args.name)
+    if getattr(args, "name", None):
+        raise UnknownNameError("option", args.name, [], hint="a NAME goes with "
+                               "'tokbench list implementations NAME' only")
     if kind == "tokenizers":
         return _tokenizers()
     if kind == "metrics":
@@ -128,4 +138,35 @@ def _registry(kind: str) -> int:
             row += [metric_info(item["name"]).arrow, item["formula"]]
         table.add_row(*map(escape, row))
     console().print(table)
+    return 0
+
+
+def _implementations(name: str | None) -> int:
+    from rich import box
+    from rich.markup import escape
+    from rich.table import Table
+
+    from tokbench.cli.console import console
+    from tokbench.loading.catalog import entries, get_entry
+    from tokbench.loading.implementations import entry_kind, implementations_table
+
+    chosen = [get_entry(name)] if name else [e for e in entries() if e.recipes[0].adapter
+                                             not in ("bytes", "chars")]
+    out = console()
+    for entry in chosen:
+        kind = entry_kind(entry)
+        table = Table(title=escape(f"{entry.name} ({kind} file, {entry.algorithm})"),
+                      title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+        for col in ("implementation", "reads it", "installed", "pip package", "note"):
+            table.add_column(col, no_wrap=col != "note")
+        for row in implementations_table(kind, entry.algorithm):
+            reads = ("[green]yes[/]" + ("" if row["native"] else " [dim](conv.)[/]")
+                     if row["reads"] else "[dim]no[/]")
+            inst = "[green]yes[/]" if row["installed"] else "[yellow]no[/]"
+            table.add_row(escape(row["implementation"]), reads, inst,
+                          escape(row["package"]), escape(row["note"]))
+        out.print(table)
+    out.print("[dim]load one with NAME@IMPL; parity and speed: tokbench parity NAME "
+              "NAME@IMPL... -s SUITES; the re-implementations: pip install "
+              + escape("'tokbench[fast]'") + "[/]", highlight=False)
     return 0

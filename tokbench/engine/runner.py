@@ -301,6 +301,7 @@ class _Run:
         self._speed(plans)
         state.remove()
         meta.segmenters = dict(sorted(self.segmenters.items()))
+        meta.warnings = [*(meta.warnings or []), *_segmenter_warnings(meta.segmenters)]
         meta.timings = self.timings.to_dict(self.wall0)
         meta.complete = True
         self.notify("done", {})
@@ -646,7 +647,8 @@ class _Run:
                 if tp is None:
                     continue
                 extra = {"spread": tp.spread, "repeats": tp.repeats, "threads": 1,
-                         "clock": CLOCK, "samples": list(tp.samples), "bytes": tp.nbytes}
+                         "clock": CLOCK, "samples": list(tp.samples), "bytes": tp.nbytes,
+                         "cpu_share": tp.cpu_share}
                 self.results.rows.append(Row(name, plan.suite.name, subset, "throughput_mb_s",
                                              tp.mb_s, dict(extra)))
                 self.results.rows.append(Row(name, plan.suite.name, subset,
@@ -847,6 +849,19 @@ def _suite_warnings(suites: Sequence[AnySuite], families: Sequence[str]) -> list
         for family in morph:
             out += scheme_warnings(family, langs)
     return out
+
+
+def _segmenter_warnings(segmenters: dict[str, str | None]) -> list[str]:
+    """One line naming the languages whose fertility is empty because their word
+    segmenter's library is not installed, with the pip command."""
+    from tokbench.suites.words import missing_segmenters
+
+    missing = missing_segmenters(lang for lang, seg in segmenters.items() if seg is None)
+    by_fix: dict[str, list[str]] = {}
+    for lang, fix in missing.items():
+        by_fix.setdefault(fix, []).append(lang)
+    return [f"fertility, continued_words and strr are left empty for {', '.join(langs)}: "
+            f"no word segmenter installed for them ({fix})" for fix, langs in by_fix.items()]
 
 
 def _reuse(resume: Results | None, tokenizer: str, suite: str, info: TokenizerInfo,

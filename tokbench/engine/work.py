@@ -84,6 +84,10 @@ class ShardTask:
     moments: tuple[str, ...] = ()
     unit: str = "doc"
     stratum: str = ""
+    #: what to do with the shard: "metrics", or "module:function" taking (task, toolkit)
+    #: and returning a ShardResult (``tokbench parity`` uses this); ``options`` are its own
+    job: str = "metrics"
+    options: tuple[tuple[str, Any], ...] = ()
 
     @property
     def nbytes(self) -> int:
@@ -104,6 +108,7 @@ class ShardResult:
     timings: dict[str, float] = field(default_factory=dict)
     host: str = ""
     moments: dict[str, Moments] = field(default_factory=dict)  # subset -> every tokenizer's
+    payload: Any = None  # what a job other than "metrics" returns
 
 
 class Toolkit:
@@ -157,6 +162,12 @@ def process_shard(task: ShardTask) -> ShardResult:
     toolkit = _TOOLKITS.get(task.run_id)
     if toolkit is None:
         raise RuntimeError(f"tokenizers of run {task.run_id} are not loaded in this worker")
+    if task.job != "metrics":
+        from tokbench.registry import import_object
+
+        job: Any = import_object(task.job)
+        result: ShardResult = job(task, toolkit)
+        return result
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     docs, counts = task.source.read()

@@ -17,7 +17,7 @@ from __future__ import annotations
 import gzip
 import re
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -52,16 +52,35 @@ class Spec:
     value: str  # catalog name, tiktoken encoding, hub repo id or path
     revision: str | None = None  # hub revision
     text: str = ""  # the spec as written
+    impl: str | None = None  # NAME@IMPL: the library that runs the vocabulary
 
     @property
     def display_name(self) -> str:
-        """The tokenizer's name in results: the catalog name, else the spec as written."""
-        return self.value if self.kind == "catalog" else self.text
+        """The tokenizer's name in results: the catalog name (with its @IMPL), else the
+        spec as written."""
+        if self.kind == "catalog":
+            return f"{self.value}@{self.impl}" if self.impl else self.value
+        return self.text
 
 
 def parse_spec(spec: str) -> Spec:
-    """Parse ``spec``; unknown names raise ``UnknownNameError`` with suggestions."""
+    """Parse ``spec``; unknown names raise ``UnknownNameError`` with suggestions.
+
+    ``SPEC@IMPL`` (a catalog name or ``file:PATH``, then ``@`` and a library of
+    ``tokbench list implementations``) loads that vocabulary with that library.
+    """
     text = spec.strip()
+    base, at, impl = text.rpartition("@")
+    if at and base and not text.startswith(("hf:", "hub:")) and not user_path(text).exists():
+        from tokbench.loading.implementations import IMPLEMENTATIONS
+
+        inner = parse_spec(base)
+        if inner.kind in ("catalog", "file") and impl:
+            return replace(inner, impl=IMPLEMENTATIONS.canonical(impl), text=text)
+    return _parse_plain(text)
+
+
+def _parse_plain(text: str) -> Spec:
     if not text:
         raise InputError("empty tokenizer spec; give a catalog name (tokbench list tokenizers) "
                          + SPEC_HINT)
@@ -202,12 +221,13 @@ def _memo_key(spec: Spec) -> tuple[object, ...]:
     if spec.kind == "file":
         p = user_path(spec.value).resolve()
         st = p.stat() if p.exists() else None
-        return ("file", str(p), spec.text, st.st_size if st else -1, st.st_mtime_ns if st else -1)
+        return ("file", str(p), spec.text, st.st_size if st else -1, st.st_mtime_ns if st else -1,
+                spec.impl)
     from tokbench.paths import cache_dir
 
     # the cache is part of the key: SourceInfo.path points into it
     return (spec.kind, spec.value, spec.revision, spec.text if spec.kind != "catalog" else "",
-            str(cache_dir()))
+            str(cache_dir()), spec.impl)
 
 
 def load_tokenizer(spec: str, *, session: FetchSession | None = None,
@@ -222,6 +242,15 @@ def load_tokenizer(spec: str, *, session: FetchSession | None = None,
     with _memo_lock:
         if not reload and key in _memo:
             return _memo[key]
+    if parsed.impl is not None:
+        from tokbench.loading.implementations import load_with
+
+        base = parsed.text.rpartition("@")[0]
+        reference = load_tokenizer(base, session=session, reload=reload)
+        other = load_with(reference, parsed.impl, parsed.display_name)
+        with _memo_lock:
+            _memo[key] = other
+        return other
     name, recipes = recipes_for(parsed)
     own = session is None
     active = session if session is not None else new_session()

@@ -18,9 +18,12 @@ Per language (first match wins):
 - Every other language: the ``unicode-whitespace-punct`` rule (``RuleSegmenter``).
   Vietnamese writes spaces between syllables, so its "words" are syllables.
 
-Libraries are imported on the first ``spans`` call; a missing one raises
-MissingDependencyError with the pip command. Segmenters are shared per language and
-keep a bounded cache of recent texts; ``segment_documents`` segments a whole suite.
+Libraries are imported on the first ``spans`` call. A language whose segmenter's library
+is not installed (a plain install without the ``words`` extra) gets None from
+``segmenter_for``, like a language without an honest segmenter, so its fertility is left
+empty; ``missing_segmenters`` names those languages and the pip command (the run says it
+once). Segmenters are shared per language and keep a bounded cache of recent texts;
+``segment_documents`` segments a whole suite.
 """
 
 from __future__ import annotations
@@ -116,6 +119,15 @@ class Segmenter(ABC):
         """Versions of the libraries and data behind this segmenter (for results)."""
         return ""
 
+    #: the modules the segmenter imports, and the pip command that installs them when a
+    #: plain install is expected to have them (missing_segmenters names those)
+    modules: tuple[str, ...] = ()
+    install: str = ""
+
+    def available(self) -> bool:
+        """Whether the libraries can be imported (without importing them)."""
+        return all(importlib.util.find_spec(m) is not None for m in self.modules)
+
     def load(self) -> None:  # noqa: B027 (optional hook: most segmenters import something)
         """Import the library now (raises MissingDependencyError if it is missing)."""
 
@@ -169,6 +181,8 @@ class MecabSegmenter(Segmenter):
     installed full UniDic does not change the results."""
 
     name = "mecab-unidic-lite"
+    modules = ("fugashi", "unidic_lite")
+    install = 'pip install "tokbench[words]"'
 
     def __init__(self) -> None:
         super().__init__()
@@ -218,6 +232,8 @@ class JiebaSegmenter(Segmenter):
     """Chinese: jieba with its default dictionary and HMM for unknown words."""
 
     name = "jieba"
+    modules = ("jieba",)
+    install = 'pip install "tokbench[words]"'
 
     def __init__(self) -> None:
         super().__init__()
@@ -249,6 +265,8 @@ class ThaiSegmenter(Segmenter):
     """Thai: PyThaiNLP's dictionary-based maximal matching (``newmm``)."""
 
     name = "pythainlp-newmm"
+    modules = ("pythainlp",)
+    install = 'pip install "tokbench[words]"'
 
     def __init__(self) -> None:
         super().__init__()
@@ -283,6 +301,7 @@ class IcuSegmenter(Segmenter):
     """
 
     name = "icu"
+    modules = ("icu",)  # no install: an opt-in extra, without which fertility is empty
 
     def __init__(self, locale: str) -> None:
         super().__init__()
@@ -349,10 +368,39 @@ _ICU_LOCALES = {"khm": "km", "lao": "lo", "mya": "my"}
 _CHINESE = frozenset({"zho", "cmn", "yue"})
 
 
-@cache
 def segmenter_for(lang: str) -> Segmenter | None:
     """The word segmenter for a FLORES-style ``lang`` code, or None when the language has
-    no honest one (fertility is then left empty). Never imports the library itself."""
+    no honest one or its library is not installed (fertility is then left empty). Never
+    imports the library itself."""
+    seg = _chosen(lang)
+    return seg if seg is not None and _available(seg) else None
+
+
+def missing_segmenters(langs: Iterable[str]) -> dict[str, str]:
+    """``lang -> pip command`` for the languages whose segmenter exists but whose library
+    is not installed (their fertility is left empty). ICU (Khmer, Lao, Burmese) is an
+    opt-in extra that needs a C library, documented as empty without it: not listed."""
+    out = {}
+    for lang in langs:
+        seg = _chosen(lang)
+        if seg is not None and seg.install and not _available(seg):
+            out[lang] = seg.install
+    return out
+
+
+_AVAILABLE: dict[str, bool] = {}
+
+
+def _available(seg: Segmenter) -> bool:
+    """``seg.available()``, asked once per process and segmenter kind when it is True."""
+    if not _AVAILABLE.get(seg.name):
+        _AVAILABLE[seg.name] = seg.available()
+    return _AVAILABLE[seg.name]
+
+
+@cache
+def _chosen(lang: str) -> Segmenter | None:
+    """The segmenter of ``lang``, installed or not."""
     lang = ALIASES.get(lang.lower(), lang)
     if lang in _SPECIAL:
         return None
@@ -365,8 +413,6 @@ def segmenter_for(lang: str) -> Segmenter | None:
     if iso == "tha":
         return _shared("thai", ThaiSegmenter)
     if iso in _ICU_LOCALES:
-        if not icu_available():
-            return None
         locale = _ICU_LOCALES[iso]
         return _shared(f"icu-{locale}", lambda: IcuSegmenter(locale))
     if not script or script.capitalize() in UNSPACED_SCRIPTS:
@@ -380,8 +426,11 @@ def segment_documents(docs: Iterable[Document]) -> list[list[Span] | None]:
     Call once per suite and share the result between tokenizers.
     """
     out: list[list[Span] | None] = []
+    chosen: dict[str, Segmenter | None] = {}
     for doc in docs:
-        seg = segmenter_for(doc.lang)
+        if doc.lang not in chosen:
+            chosen[doc.lang] = segmenter_for(doc.lang)
+        seg = chosen[doc.lang]
         out.append(seg.spans(doc.text) if seg is not None else None)
     return out
 
