@@ -231,3 +231,17 @@ def test_the_verdict_says_when_the_runner_up_cannot_be_told_apart() -> None:
                "the ratio 0.9600–1.0040)" for c in line.caveats), line.caveats
     (line,) = verdict(rows(True)).of("cost")
     assert not any("distinguishable" in c for c in line.caveats)
+
+
+def test_cells_show_the_interval_and_the_paired_mark() -> None:
+    from tokbench.metrics import metric_info
+    from tokbench.render.tables import format_cell
+
+    info = metric_info("chars_per_token")
+    extra = {"ci_low": 1.2833, "ci_high": 1.3269, "vs_distinct": False, "vs_ratio": 0.98}
+    assert format_cell(1.3051, info, extra) == "1.3051 ± 0.0218 ≈"
+    assert format_cell(1.0, metric_info("roundtrip"),
+                       {"ci_low": 1.0, "ci_high": 1.0, "vs_distinct": False,
+                        "vs_ratio": 1.0}) == "100.00 ± 0.00%"
+    assert format_cell(1.3051, info, {"ci_method": "none: 3 units, fewer than 10"}) \
+        == "1.3051 °"

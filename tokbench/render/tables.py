@@ -181,8 +181,8 @@ def format_cell(value: Any, info: MetricInfo, extra: dict[str, Any] | None = Non
             text = f"{text} ± {_half(half, info)}"
     elif str(extra.get("ci_method", "")).startswith("none"):
         text += f" {FEW_MARK}"
-    if extra.get("vs_distinct") is False:
-        text += f" {SAME_MARK}"
+    if extra.get("vs_distinct") is False and extra.get("vs_ratio") != 1:
+        text += f" {SAME_MARK}"  # (an equal value is no difference to tell apart)
     return text
 
 
