@@ -73,6 +73,10 @@ def sample_suite(suite: Suite | StreamingSuite, spec: SampleSpec
                  ) -> Suite | SampledStreamingSuite:
     """The seeded sample ``spec`` of ``suite``."""
     if isinstance(suite, StreamingSuite):
+        if type(suite) is not StreamingSuite or not suite.files:
+            raise InputError(f"suite {suite.name!r}: sample= reads blocks of local or fsspec "
+                             "files (text:); this stream has none (take a slice of it "
+                             "instead, e.g. a dataset split like train[:1%])")
         return SampledStreamingSuite.of(suite, spec)
     return _sample_documents(suite, spec)
 
