@@ -25,8 +25,8 @@ stratum. Where each stratum's total size in bytes is known (blocks of a file), t
 estimated per stratum as size_h · Σz / Σsize (Cochran's separate ratio estimate, §6.10):
 the residuals are then taken against each unit's bytes, so blocks of unequal length add
 no spread. The interval is θ ± t·√v with t the Student quantile
-(``scipy.stats.t``) at Σ n_h − H degrees of freedom. Strata with fewer than two
-sampled units are pooled into one (collapsed strata, Cochran §5A.12).
+(``scipy.special.stdtrit``) at Σ n_h − H degrees of freedom. Strata with fewer than
+two sampled units are pooled into one (collapsed strata, Cochran §5A.12).
 """
 
 from __future__ import annotations
@@ -319,10 +319,12 @@ def _collapse(m: Moments, design: Design) -> list[Group]:
 
 @functools.lru_cache(maxsize=4096)
 def t_quantile(level: float, df: int) -> float:
-    """The two-sided Student t quantile (scipy.stats.t)."""
-    from scipy.stats import t
+    """The two-sided Student t quantile: ``scipy.special.stdtrit``, the inverse of the t
+    distribution function (what ``scipy.stats.t.ppf`` calls), without the import of
+    scipy.stats (about 0.7 s more)."""
+    from scipy.special import stdtrit
 
-    return float(t.ppf(0.5 + level / 2, df))
+    return float(stdtrit(df, 0.5 + level / 2))
 
 
 def ratio_interval(m: Moments, num: Sequence[str], den: Sequence[str], design: Design,
