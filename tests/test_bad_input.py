@@ -534,6 +534,330 @@ def _write_into_unwritable_cache(tmp: Path) -> None:
     write_verified(tmp / "afile" / "pypi" / "x.model", [b"data"], None, "x.model")
 
 
+# -- issue 20 helpers ------------------------------------------------------------------------
+
+TEXT_RUN = ["run", "-t", "bytes", "--no-history", "--repeats", "1", "--no-html", "--no-plots"]
+
+
+def _kept(*paths: str) -> Callable[[Path, str], None]:
+    def check(tmp: Path, out: str) -> None:
+        for p in paths:
+            assert (tmp / p).is_file(), p
+    return check
+
+
+def _user_file_in_marked_out(tmp: Path) -> None:
+    """A user's file dropped into a folder tokbench wrote: the next run refuses, keeps it."""
+    assert main([*BYTES_ON_UNICODE, "--no-plots", "-o", "out"]) == 0
+    (tmp / "out" / "notes.txt").write_text("mine", encoding="utf-8")
+    from tokbench.cli.outdir import OutputFolder
+
+    assert main([*BYTES_ON_UNICODE, "-o", "out"]) == 2
+    assert (tmp / "out" / "notes.txt").read_text(encoding="utf-8") == "mine"
+    OutputFolder("out").check()  # the refusal, as a TokbenchError
+
+
+def _legacy_out(extra: str | None) -> Callable[[Path], None]:
+    """A folder written by a tokbench before markers (plus a user's file ``extra``)."""
+    def setup(tmp: Path) -> None:
+        _good_results(tmp)
+        (tmp / "out").mkdir()
+        for name in ("results.json", "results.csv", "report.md"):
+            (tmp / "out" / name).write_bytes((tmp / "good" / name).read_bytes())
+        (tmp / "out" / "bytes_per_token_unicode.png").write_bytes(b"png")
+        if extra:
+            (tmp / "out" / extra).write_text("mine", encoding="utf-8")
+    return setup
+
+
+def _migrated(tmp: Path, out: str) -> None:
+    names = sorted(p.name for p in (tmp / "out").iterdir())
+    assert ".tokbench-out.json" in names and "bytes_per_token_unicode.png" not in names, names
+
+
+def _big_jsonl(tmp: Path) -> None:
+    """Over 2 MB of English records, then a few German ones: the first shard has none."""
+    with open(tmp / "big.jsonl", "w", encoding="utf-8") as f:
+        for i in range(30000):
+            f.write(json.dumps({"text": f"an English sentence, number {i}, padded to length",
+                                "lang": "eng_Latn"}) + "\n")
+        for i in range(10):
+            f.write(json.dumps({"text": f"ein deutscher Satz {i}", "lang": "deu_Latn"}) + "\n")
+
+
+def _documents(path: str, suite: str, documents: int) -> Callable[[Path, str], None]:
+    def check(tmp: Path, out: str) -> None:
+        data = _results(path)(tmp)
+        info = data["meta"]["suites"][suite]
+        assert info["documents"] == documents and info["subset_by"] is not None, info
+        assert any(r["metric"] == "throughput_mb_s" for r in data["rows"])  # timed, too
+    return check
+
+
+def _corpus_changed_during_run(tmp: Path) -> None:
+    """A corpus rewritten in place (same size) between planning and reading a shard."""
+    import tokbench
+    from tokbench.suites import load_suite
+
+    path = tmp / "corpus.txt"
+    path.write_text("hello world\n" * 1000, encoding="utf-8")
+    suite = load_suite(f"text:{path}")
+    suite.shards()  # planned: hashes taken
+    path.write_text("HELLO WORLD\n" * 1000, encoding="utf-8")
+    tokbench.run(["bytes"], [suite], ["compression"], jobs=1)
+
+
+@contextlib.contextmanager
+def _interrupted_after_first_shard(tmp: Path, at: int = 2) -> Iterator[None]:
+    """Ctrl-C as shard ``at`` of the run starts."""
+    from tokbench.engine import executors
+
+    real, seen = executors.process_shard, []
+
+    def interrupt(task: Any) -> Any:
+        seen.append(task)
+        if len(seen) == at:
+            raise KeyboardInterrupt
+        return real(task)
+    executors.process_shard = interrupt  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        executors.process_shard = real  # type: ignore[assignment]
+
+
+def _earlier_out_kept_partial_beside(tmp: Path, out: str) -> None:
+    _unchanged_good(tmp, out)
+    partial = _results("out.partial")(tmp)
+    assert partial["meta"]["complete"] is False and partial["rows"]
+
+
+def _tekken_without_nul(tmp: Path) -> None:
+    """A Tekken JSON lacking byte 0x00 (tiktoken panics on a NUL), and a text holding one."""
+    import base64
+
+    from tokbench.adapters.tiktoken_adapter import R50K_PAT_STR
+
+    tokens = [bytes([b]) for b in range(1, 256)] + [b"ab"]
+    spec = {"config": {"pattern": R50K_PAT_STR, "num_vocab_tokens": len(tokens),
+                       "default_vocab_size": 3 + len(tokens), "default_num_special_tokens": 3,
+                       "version": "v7"},
+            "vocab": [{"rank": r, "token_bytes": base64.b64encode(t).decode("ascii")}
+                      for r, t in enumerate(tokens)],
+            "special_tokens": [{"rank": r, "token_str": f"<s{r}>", "is_control": True}
+                               for r in range(3)]}
+    (tmp / "tekken.json").write_text(json.dumps(spec), encoding="utf-8")
+    (tmp / "nul").mkdir()
+    (tmp / "nul" / "a.txt").write_bytes(b"hello\nbad \x00 here\nfine text\n")
+
+
+def _panic_is_one_failure(tmp: Path, out: str) -> None:
+    data = _results("out")(tmp)
+    assert [(f["tokenizer"], f["doc_id"], f["error"][:15]) for f in data["failures"]] == [
+        ("file:tekken.json", "a.txt:2", "PanicException:")]
+    rows = {(r["tokenizer"], r["metric"]): r for r in data["rows"] if r["subset"] == "all"}
+    assert rows[("bytes", "tokens")]["value"] == 24  # every document of the other tokenizer
+    assert rows[("file:tekken.json", "roundtrip")]["failed_docs"] == 1
+    md = (tmp / "out" / "report.md").read_text(encoding="utf-8")
+    assert "| roundtrip ↑ | 100.00% | 100.00% (1 failed) |" in md, md
+    assert "file:tekken.json (1 failed)" in out  # the terminal summary says it too
+
+
+@contextlib.contextmanager
+def _history_locked(tmp: Path) -> Iterator[None]:
+    """Another process holds the history's write lock for the whole row."""
+    import subprocess
+    import sys
+
+    from tokbench.ci import history
+
+    code = ("import sqlite3, time\n"
+            "db = sqlite3.connect('h.sqlite', isolation_level=None)\n"
+            "db.execute('BEGIN EXCLUSIVE'); print('locked', flush=True); time.sleep(30)")
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=tmp, stdout=subprocess.PIPE,
+                            text=True)
+    wait, history.LOCK_TIMEOUT = history.LOCK_TIMEOUT, 0.5
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "locked"
+        yield
+    finally:
+        history.LOCK_TIMEOUT = wait
+        proc.kill()
+        proc.wait()
+
+
+def _history_of_good(tmp: Path) -> None:
+    _good_results(tmp)
+    assert main(["history", "--add", "good", "--history", "h.sqlite"]) == 0
+
+
+def _damaged_history(tmp: Path) -> None:
+    """A history with one page overwritten (``database disk image is malformed``)."""
+    _history_of_good(tmp)
+    data = bytearray((tmp / "h.sqlite").read_bytes())
+    data[4096 + 8:2 * 4096] = b"\xab" * (4096 - 8)  # the table of runs
+    (tmp / "h.sqlite").write_bytes(bytes(data))
+
+
+def _six_processes_create_a_history(tmp: Path) -> None:
+    """Six processes open the same new history at once, ten times: each one opens it."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork")
+    for trial in range(10):
+        barrier = ctx.Barrier(6)
+        queue = ctx.Queue()
+        procs = [ctx.Process(target=_open_history, args=(tmp / f"h{trial}.sqlite", barrier,
+                                                          queue)) for _ in range(6)]
+        for p in procs:
+            p.start()
+        got = [queue.get(timeout=60) for _ in procs]
+        for p in procs:
+            p.join(60)
+        assert got == ["ok"] * 6, got
+
+
+def _open_history(path: Path, barrier: Any, queue: Any) -> None:
+    from tokbench.ci.history import History
+
+    barrier.wait()
+    try:
+        with History(path) as h:
+            h.runs()
+        queue.put("ok")
+    except Exception as e:
+        queue.put(str(e))
+
+
+def _scheduler_without_workers(tmp: Path) -> None:
+    """A real Dask scheduler (127.0.0.1, stopped at the end) that has no worker."""
+    import subprocess
+    import sys
+    import time
+
+    import tokbench
+    from tokbench.engine import executors
+
+    pytest.importorskip("distributed")
+    proc = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host",
+                             "127.0.0.1", "--port", "0", "--no-dashboard", "--scheduler-file",
+                             str(tmp / "sched.json")], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    wait, executors.WORKER_WAIT = executors.WORKER_WAIT, 1.0
+    try:
+        deadline = time.monotonic() + 60
+        while not (tmp / "sched.json").exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(0.2)
+        address = json.loads((tmp / "sched.json").read_text(encoding="utf-8"))["address"]
+        tokbench.run(["bytes"], ["unicode"], ["compression"], executor="dask",
+                     scheduler=address)
+    finally:
+        executors.WORKER_WAIT = wait
+        proc.kill()
+        proc.wait()
+
+
+def _bidi_escaped(tmp: Path, out: str) -> None:
+    import re
+
+    md = (tmp / "out" / "report.md").read_text(encoding="utf-8")
+    page = (tmp / "out" / "report.html").read_text(encoding="utf-8")
+    shown = re.sub(r"<script.*?</script>", "", page, flags=re.S)  # data, not text on screen
+    assert "\u202e" not in md and "\u202e" not in shown
+    assert "ab&lt;U+202E&gt;cd" in md and "ab&lt;U+202E&gt;cd" in shown
+    assert "ab<U+202E>cd · all" in out and "\u202e" not in out
+
+
+def _report_digits_as_saved(tmp: Path) -> None:
+    """A value whose 4-digit form differs unrounded (1.9670) and as saved (1.96695 ->
+    1.9669): the run's report and ``tokbench report`` show the same digits."""
+    from tokbench.cli.output import write_outputs
+    from tokbench.render.markdown import render_markdown
+    from tokbench.results import Results
+
+    _good_results(tmp)
+    results = Results.load(tmp / "good")
+    row = next(r for r in results.rows if r.metric == "chars_per_token" and r.subset == "all")
+    row.value = 1.9669501
+    write_outputs(results, tmp / "run", plots=False, html=False)
+    md = (tmp / "run" / "report.md").read_text(encoding="utf-8")
+    assert md == render_markdown(Results.load(tmp / "run"))
+    assert "| chars_per_token ↑ | 1.9669 |" in md
+
+
+def _rank_file(tmp: Path, rank: int) -> Path:
+    import base64
+
+    lines = [base64.b64encode(bytes([b])) + b" %d" % b for b in range(256)]
+    path = tmp / "ranks.tiktoken"
+    path.write_bytes(b"\n".join([*lines, base64.b64encode(b"ab") + b" %d" % rank]) + b"\n")
+    return path
+
+
+def _tiktoken_api(rank: int, **special: int) -> Callable[[Path], Any]:
+    """A rank file loaded through the API with its own pattern (no preset's size check)."""
+    def run(tmp: Path) -> Any:
+        from tokbench.adapters.tiktoken_adapter import R50K_PAT_STR, load
+
+        return load(_rank_file(tmp, rank), name="x", pat_str=R50K_PAT_STR,
+                    special_tokens=special)
+    return run
+
+
+def _truncated_partial(tmp: Path) -> None:
+    """What a full disk can leave: the unfinished run's results.json cut in the middle."""
+    text = json.dumps(_good_results(tmp))
+    (tmp / "out.partial").mkdir()
+    (tmp / "out.partial" / "results.json").write_text(text[:len(text) // 2], encoding="utf-8")
+    (tmp / "out.partial" / ".tokbench-out.json").write_text(
+        json.dumps({"tokbench": "output folder", "files": ["results.json"]}), encoding="utf-8")
+
+
+def _interrupted_twice(tmp: Path) -> None:
+    """Ctrl-C, then Ctrl-C of the --resume before its first checkpoint: the units the first
+    run finished are still beside OUT."""
+    argv = ["run", "-t", "bytes", "-s", "unicode,numbers", *FAST, "-j", "1", "-o", "out"]
+    with _interrupted_after_first_shard(tmp):
+        assert main(argv) == 130
+    with _interrupted_after_first_shard(tmp, at=1):
+        assert main([*argv, "--resume"]) == 130
+    rows = _results("out.partial")(tmp)["rows"]
+    assert {r["suite"] for r in rows} == {"unicode"}, rows
+    assert main([*argv, "--resume"]) == 0
+    assert {r["suite"] for r in _results("out")(tmp)["rows"]} == {"unicode", "numbers"}
+
+
+def _tokenizer_changed_during_run(tmp: Path) -> None:
+    """The tokenizer file rewritten after the run loaded it, before its workers load it."""
+    import tokbench
+
+    _tekken_without_nul(tmp)
+
+    def progress(event: str, info: dict[str, Any]) -> None:
+        if event == "start":  # tokenizers loaded, suites planned, no worker started yet
+            with open(tmp / "tekken.json", "a", encoding="utf-8") as f:
+                f.write("\n")
+    tokbench.run(["file:tekken.json"], ["unicode"], ["compression"], jobs=2,
+                 progress=progress)
+
+
+def _user_file_appears_during_the_run(tmp: Path) -> None:
+    """A file of the user's dropped into OUT while a run works: OUT is not replaced."""
+    from tokbench.cli.outdir import OutputFolder
+
+    assert main([*BYTES_ON_UNICODE, "--no-plots", "-o", "out"]) == 0
+    with OutputFolder("out") as folder:
+        staging = folder.start()
+        (staging / "results.json").write_text("{}", encoding="utf-8")
+        (tmp / "out" / "notes.txt").write_text("mine", encoding="utf-8")
+        try:
+            folder.publish()
+        finally:
+            assert (tmp / "out" / "notes.txt").read_text(encoding="utf-8") == "mine"
+            assert (tmp / "out.partial" / "results.json").is_file()
+
+
 def _duplicate_bpt(value_factor: float) -> Callable[[dict[str, Any]], None]:
     """Append a second ``bytes · unicode · all · bytes_per_token`` row (value times factor)."""
     def change(data: dict[str, Any]) -> None:
@@ -795,6 +1119,165 @@ CASES: list[Case] = [
               "array",
          setup=_tampered(lambda d: d.update(failures=[{"tokenizer": "bytes", "doc_id": []}]),
                          "bad.json")),
+    # issue 20
+    # 1. a run never deletes a user's files; a folder is tokbench's only when marked
+    Case("out-holds-a-photo-and-a-dotfile", [*BYTES_ON_UNICODE, "-o", "assets"],
+         says="--out assets holds '.env', which tokbench did not write",
+         files={"assets/family_photo.png": b"\x89PNG", "assets/.env": "SECRET=1\n"},
+         check=_kept("assets/family_photo.png", "assets/.env")),
+    Case("user-file-in-a-marked-out", _user_file_in_marked_out,
+         says="holds 'notes.txt', which tokbench did not write"),
+    Case("out-of-an-older-tokbench-migrates", [*BYTES_ON_UNICODE, "--no-plots", "-o", "out"],
+         exit=0, setup=_legacy_out(None), check=_migrated),
+    Case("out-of-an-older-tokbench-with-a-photo", [*BYTES_ON_UNICODE, "-o", "out"],
+         says="holds 'family_photo.png', which tokbench did not write",
+         setup=_legacy_out("family_photo.png"), check=_kept("out/family_photo.png")),
+    Case("partial-folder-of-the-user", [*BYTES_ON_UNICODE, "-o", "out"],
+         says="out.partial holds 'draft.md', which tokbench did not write",
+         files={"out.partial/draft.md": "mine"}, check=_kept("out.partial/draft.md")),
+    Case("out-marker-unreadable", [*BYTES_ON_UNICODE, "-o", "out"],
+         says=".tokbench-out.json is not a readable tokbench marker",
+         files={"out/.tokbench-out.json": "{", "out/thesis.tex": "mine"},
+         check=_kept("out/thesis.tex")),
+    # 2. empty shards, subsets and suites are ordinary
+    Case("shard-without-documents", [*TEXT_RUN, "-s", "text:c", "-o", "out"], exit=0,
+         files={"c/a.txt": "hello world\n", "c/b.txt": "\n\n"},
+         check=_documents("out", "text:c", 1)),
+    Case("language-absent-from-a-shard", [*TEXT_RUN, "-s", "text:big.jsonl?languages=deu_Latn",
+                                          "-o", "out"], exit=0, setup=_big_jsonl,
+         check=_documents("out", "text:big", 10)),
+    Case("suite-of-blank-lines-beside-another", ["run", "-t", "bytes", "-s",
+                                                 "unicode,text:blank.txt", *FAST, "-o", "out"],
+         says="failed: suite text:blank.txt", files={"blank.txt": "\n\n\n"},
+         check=_rows_of("out", {"bytes"})),
+    Case("only-a-suite-of-blank-lines", [*TEXT_RUN, "-s", "text:blank.txt", "-o", "out"],
+         says="has no documents (3 skipped empty)", files={"blank.txt": "\n\n\n"}),
+    # 7. a corpus changed during the run is refused, not measured under the old hash
+    Case("corpus-changed-during-the-run", _corpus_changed_during_run,
+         says="corpus.txt: file changed during the run"),
+    # 8. --resume of a finished run keeps what reading the suite told
+    Case("resume-of-a-finished-streaming-run", [*TEXT_RUN, "-s", "text:c", "-o", "out",
+                                                "--resume"], exit=0,
+         files={"c/a.txt": "hello world\n", "c/b.txt": "\n\n"},
+         before=[[*TEXT_RUN, "-s", "text:c", "-o", "out"]],
+         check=_documents("out", "text:c", 1)),
+    # 9. Ctrl-C keeps a complete earlier OUT; the partial run waits beside it
+    Case("interrupt-keeps-the-earlier-out", ["run", "-t", "bytes", "-s", "unicode,numbers",
+                                             *FAST, "-j", "1", "-o", "out"], exit=130,
+         says="add --resume to continue it", before=[[*BYTES_ON_UNICODE, "-o", "out"]],
+         around=_interrupted_after_first_shard, check=_earlier_out_kept_partial_beside),
+    # 4. one line instead of a traceback; the gate still runs
+    Case("history-write-locked", ["run", "-t", "bytes", "-s", "unicode", "--repeats", "1", "-m",
+                                  "compression", "--no-html", "--no-plots", "--history",
+                                  "h.sqlite", "--baseline", "good/results.json", "-o", "out"],
+         exit=0, says="history not recorded: h.sqlite: cannot open the history: another "
+                      "process holds it locked (0.5 s waited)",
+         setup=_history_of_good, around=_history_locked,
+         check=_both(_has("out/compare.md"), lambda tmp, out: main(  # OUT is still tokbench's
+             [*BYTES_ON_UNICODE, "--no-plots", "-o", "out"]) == 0)),
+    Case("history-damaged-page-run", ["run", "-t", "bytes", "-s", "unicode", "--repeats", "1",
+                                      "-m", "compression", "--no-html", "--no-plots",
+                                      "--history", "h.sqlite", "-o", "out"], exit=0,
+         says="the file is damaged: move it away", setup=_damaged_history,
+         check=_has("out/results.json")),
+    Case("history-damaged-page-history", ["history", "bytes_per_token", "-t", "bytes", "-s",
+                                          "unicode", "--history", "h.sqlite"],
+         says="h.sqlite: cannot read the history (database disk image is malformed)",
+         setup=_damaged_history),
+    Case("scheduler-not-an-address", [*BYTES_ON_UNICODE, "--executor", "dask", "--scheduler",
+                                      "notaurl", "-o", "out"],
+         says="--scheduler 'notaurl' is not a scheduler address"),
+    Case("scheduler-ipv6-unclosed", [*BYTES_ON_UNICODE, "--executor", "dask", "--scheduler",
+                                     "tcp://[::1", "-o", "out"],
+         says="--scheduler 'tcp://[::1' is not a scheduler address"),
+    Case("scheduler-inproc", [*BYTES_ON_UNICODE, "--executor", "dask", "--scheduler",
+                              "inproc://x", "-o", "out"],
+         says="an inproc:// address only works inside the process that made it"),
+    # 5. a Rust panic is one document's failure, in this process and across processes
+    Case("rust-panic-one-document", ["run", "-t", "bytes,file:tekken.json", "-s", "text:nul",
+                                     *FAST[:-1], "-m", "compression,roundtrip", "-j", "1",
+                                     "-o", "out"], exit=0,
+         setup=_tekken_without_nul, check=_panic_is_one_failure),
+    Case("rust-panic-one-document-two-processes",
+         ["run", "-t", "bytes,file:tekken.json", "-s", "text:nul", *FAST[:-1], "-m",
+          "compression,roundtrip", "-j", "2", "-o", "out"], exit=0,
+         setup=_tekken_without_nul, check=_panic_is_one_failure),
+    # 6. a scheduler without workers: waited for, then one line
+    Case("scheduler-without-workers", _scheduler_without_workers,
+         says="has no workers (waited 1 s); start some with `dask worker"),
+    # 12. several processes creating one history at once
+    Case("history-created-by-six-at-once", _six_processes_create_a_history, exit=0),
+    # 13. bidi and control characters in names are spelled out, never applied
+    Case("bidi-override-in-suite-name", ["run", "-t", "bytes", "-s", "unicode?name=ab\u202ecd",
+                                         "--no-history", "--repeats", "1", "-m", "compression",
+                                         "--no-plots", "-o", "out"], exit=0,
+         check=_bidi_escaped),
+    # 15. the run's report and `tokbench report` render the same (saved) values
+    Case("report-digits-as-saved", _report_digits_as_saved, exit=0),
+    # 17. a rank far beyond the number of tokens is refused at once (not 6 GB later)
+    Case("tiktoken-rank-far-beyond", _tiktoken_api(10 ** 8),
+         says="ranks.tiktoken:257: id 100,000,000 is far beyond the 257 tokens"),
+    Case("tiktoken-special-id-far-beyond", _tiktoken_api(256, **{"<|x|>": 10 ** 9}),
+         says="token b'<|x|>': id 1,000,000,000 is far beyond the 258 tokens"),
+    Case("tiktoken-rank-negative", _tiktoken_api(-5), says="ranks.tiktoken:257: rank -5 is "
+                                                           "negative"),
+    Case("tiktoken-gap-of-reserved-ids", _tiktoken_api(256, **{"<|x|>": 300}), exit=0),
+    # beyond the list: `tokbench report --out` never overwrites a file it did not write
+    Case("report-out-holds-users-report", ["report", "good", "--out", "docs", "--no-viewer"],
+         says="--out docs holds 'report.html', which tokbench did not write",
+         setup=_good_results, files={"docs/report.html": "my own page"},
+         check=lambda tmp, out: (tmp / "docs" / "report.html").read_text(encoding="utf-8")
+         == "my own page" and not list(tmp.glob(".docs.report-*"))),
+    Case("report-into-its-run-folder-keeps-it-tokbenchs",
+         ["run", "-t", "bytes", "-s", "unicode", *FAST, "-o", "good"], exit=0,
+         before=[[*BYTES_ON_UNICODE, "--no-plots", "-o", "good"],
+                 ["report", "good", "--no-viewer"]],
+         check=_has("good/bytes_per_token_unicode.png")),
+    # beyond the list: markup in a tokenizer path, in `tokbench bench` too
+    Case("bench-markup-closing-tag-in-path", ["bench", "-t", "bytes,file:x[/]y.json", "--parts",
+                                              "footprint", "--budget", "1", "-o", "b"], exit=0,
+         says="skipped file:x[/]y.json:", files={"x[/]y.json": '{"junk": 1}'}),
+    # beyond the list: an unfinished run's results.json cut short
+    Case("resume-of-a-truncated-partial", [*BYTES_ON_UNICODE, "--resume", "-o", "out"],
+         says="run without --resume to start afresh", setup=_truncated_partial,
+         check=_has("out.partial/results.json")),
+    Case("fresh-run-over-a-truncated-partial", [*BYTES_ON_UNICODE, "-o", "out"], exit=0,
+         setup=_truncated_partial, check=_rows_of("out", {"bytes"})),
+    # beyond the list: a name a spreadsheet would run as a formula stays text in results.csv
+    Case("csv-formula-in-suite-name", ["run", "-t", "bytes", "-s",
+                                       'unicode?name==HYPERLINK("http://x";"y")', *FAST,
+                                       "--no-plots", "-o", "out"], exit=0,
+         check=lambda tmp, out: "bytes,\"'=HYPERLINK(\"\"http://x\"\";\"\"y\"\")\",all,"
+         in (tmp / "out" / "results.csv").read_text(encoding="utf-8")
+         and _results("out")(tmp)["rows"][0]["suite"].startswith("=HYPERLINK")),
+    # beyond the list: verifying a results.json without rows is no "all reproduce"
+    Case("verify-without-rows", ["verify", "bad.json"],
+         says="bad.json: no row to verify (0 rows, none deterministic)",
+         setup=_tampered(lambda d: d.update(rows=[]), "bad.json")),
+    # beyond the list: environment variables
+    Case("pip-args-unclosed-quote", ["fetch", "gpt2"], says="$TOKBENCH_PIP_ARGS=\"--index-url "
+                                                              "'x\": No closing quotation",
+         env={"TOKBENCH_PIP_ARGS": "--index-url 'x"}),
+    Case("history-of-no-user", ["run", "-t", "bytes", "-s", "unicode", "--repeats", "1", "-m",
+                                "compression", "--no-html", "--no-plots", "-o", "out"], exit=0,
+         says="'~nosuchuser0' names no user whose home ~ could stand for",
+         env={"TOKBENCH_HISTORY": "~nosuchuser0/h.sqlite"},
+         check=lambda tmp, out: not (tmp / "~nosuchuser0").exists()),
+    Case("cache-of-no-user", ["fetch", "gpt2"], says="$TOKBENCH_CACHE=~nosuchuser0/c: "
+                                                     "'~nosuchuser0' names no user",
+         env={"TOKBENCH_CACHE": "~nosuchuser0/c"},
+         check=lambda tmp, out: not (tmp / "~nosuchuser0").exists()),
+    Case("interrupted-resume-keeps-the-finished-units", _interrupted_twice, exit=0),
+    # beyond the list: a tokenizer file changed during the run (workers load it again)
+    Case("tokenizer-file-changed-during-the-run", _tokenizer_changed_during_run,
+         says="tokenizer file:tekken.json: its file changed during the run"),
+    Case("user-file-appears-in-out-during-the-run", _user_file_appears_during_the_run,
+         says="holds 'notes.txt', which tokbench did not write; move it out or give another "
+              "folder (tokbench never deletes files it did not write); this run's files are in "
+              "out.partial"),
+    Case("out-holds-only-file-browser-litter", [*BYTES_ON_UNICODE, "--no-plots", "-o", "out"],
+         exit=0, files={"out/.DS_Store": b"\x00\x00\x00\x01Bud1"},
+         check=_rows_of("out", {"bytes"})),
     # issue 21
     # 13. a text: folder of other extensions names them and the option that reads them
     Case("text-folder-without-txt", ["run", "-t", "bytes", "-s", "text:fl", *FAST,

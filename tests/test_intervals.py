@@ -245,3 +245,5 @@ def test_cells_show_the_interval_and_the_paired_mark() -> None:
                         "vs_ratio": 1.0}) == "100.00 ± 0.00%"
     assert format_cell(1.3051, info, {"ci_method": "none: 3 units, fewer than 10"}) \
         == "1.3051 °"
+    assert format_cell(0.5, metric_info("roundtrip"), {"ci_low": 0.4, "ci_high": 0.6}, 3) \
+        == "50.00 ± 10.00% (3 failed)"

@@ -80,7 +80,8 @@ def test_interrupted_run_keeps_finished_units_and_resume_finishes(
     argv = ["run", "-t", "bytes", "-s", "unicode,numbers", "-m", "compression",
             "--out", str(out), "--no-html", "--no-plots", "--jobs", "1", *FAST]
     assert main(argv) == 130
-    saved = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert not out.exists()  # OUT only ever holds a complete run
+    saved = json.loads((tmp_path / "out.partial" / "results.json").read_text(encoding="utf-8"))
     assert saved["meta"]["complete"] is False
     assert {r["suite"] for r in saved["rows"]} == {"unicode"}
 
@@ -92,3 +93,4 @@ def test_interrupted_run_keeps_finished_units_and_resume_finishes(
     res = Results.load(out)
     assert res.meta.complete is True
     assert {r.suite for r in res.rows} == {"unicode", "numbers"}
+    assert not (tmp_path / "out.partial").exists()

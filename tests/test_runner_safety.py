@@ -65,7 +65,8 @@ def test_settings_are_checked_and_not_mixed_with_keywords() -> None:
     with pytest.raises(InputError, match="premium_join must be true or false, got 'no'"):
         Settings(premium_join="no")  # type: ignore[arg-type]
     assert set(Settings().to_dict()) == {"premium_join", "throughput_repeats",
-                                         "throughput_subsets", "threads", "fertility"}
+                                         "throughput_subsets", "threads", "fertility",
+                                         "morph_gold"}
 
 
 def test_digit_metrics_follow_the_suite_not_its_name() -> None:

@@ -33,6 +33,15 @@ def _rebuild(cls: type[TokbenchError], message: str, state: dict[str, object]
     return err
 
 
+def tokenizer_raised(e: BaseException) -> bool:
+    """Whether ``e``, raised by a tokenizer on one input, is that input's failure: any
+    ``Exception``, and a Rust panic (pyo3's ``PanicException`` derives from
+    ``BaseException`` and is a class of its own in each extension); never Ctrl-C or exit.
+    Use as ``except BaseException as e: if not tokenizer_raised(e): raise``."""
+    return isinstance(e, Exception) or (type(e).__name__ == "PanicException"
+                                        and not isinstance(e, (KeyboardInterrupt, SystemExit)))
+
+
 class UnknownNameError(TokbenchError, KeyError):
     """A name that is not in a registry; the message suggests close matches."""
 

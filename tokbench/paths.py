@@ -17,11 +17,27 @@ def user_path(text: str | os.PathLike[str]) -> Path:
         return path
 
 
+def env_path(name: str) -> Path | None:
+    """The path in environment variable ``name`` (``~`` expanded), None when unset or
+    empty. A ``~user`` that cannot be expanded is refused: it would otherwise become a
+    folder literally named ``~user`` in the current directory."""
+    env = os.environ.get(name)
+    if not env:
+        return None
+    path = user_path(env)
+    if str(path).startswith("~"):
+        from tokbench.errors import InputError
+
+        raise InputError(f"${name}={env}: {str(path).split('/')[0]!r} names no user whose "
+                         f"home ~ could stand for; give a full path")
+    return path
+
+
 def cache_dir() -> Path:
     """Tokenizer file cache: ``$TOKBENCH_CACHE`` or the user cache directory."""
     env = os.environ.get("TOKBENCH_CACHE")
-    if env:
-        path = user_path(env)
+    path = env_path("TOKBENCH_CACHE")
+    if path is not None:
         if path.exists() and not path.is_dir():
             from tokbench.errors import InputError
 
@@ -43,8 +59,8 @@ def suites_dir() -> Path:
 
 def flores_dir() -> Path | None:
     """FLORES-200 folder from ``$TOKBENCH_FLORES`` or ``../shared/corpora/flores200``."""
-    env = os.environ.get("TOKBENCH_FLORES")
-    if env:
-        return Path(env)
+    env = env_path("TOKBENCH_FLORES")
+    if env is not None:
+        return env
     guess = Path(__file__).resolve().parent.parent.parent / "shared" / "corpora" / "flores200"
     return guess if guess.is_dir() else None

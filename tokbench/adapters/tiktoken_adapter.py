@@ -168,6 +168,7 @@ def read_rank_file(path: str | Path) -> tuple[dict[bytes, int], str]:
         except (OSError, EOFError) as exc:
             raise CorruptFileError(f"{path}: broken gzip data ({exc})") from exc
     ranks: dict[bytes, int] = {}
+    top = (-1, 0)  # (highest rank, its line)
     for lineno, line in enumerate(data.splitlines(), 1):
         if not line.strip():
             continue
@@ -181,10 +182,29 @@ def read_rank_file(path: str | Path) -> tuple[dict[bytes, int], str]:
                                    f"'<base64 bytes> <rank>', got {line[:60]!r}") from exc
         if token in ranks:
             raise CorruptFileError(f"{path}:{lineno}: token {token!r} is listed twice")
+        if rank < 0:
+            raise CorruptFileError(f"{path}:{lineno}: rank {rank} is negative; ranks are "
+                                   "token ids from 0")
         ranks[token] = rank
+        top = max(top, (rank, lineno))
     if not ranks:
         raise CorruptFileError(f"{path}: empty tiktoken rank file")
+    _check_ids(f"{path}:{top[1]}", top[0], len(ranks))
     return ranks, hashlib.sha256(data).hexdigest()
+
+
+def max_id(tokens: int) -> int:
+    """The highest token id a vocabulary of ``tokens`` tokens may use: ids are dense but
+    for a few gaps (reserved special ids); far beyond, a table indexed by id would take
+    gigabytes for nothing."""
+    return 2 * tokens + 4096
+
+
+def _check_ids(where: str, top: int, tokens: int) -> None:
+    if top > max_id(tokens):
+        raise CorruptFileError(f"{where}: id {top:,} is far beyond the {tokens:,} tokens "
+                               f"(ids above {max_id(tokens):,} are refused); fix that rank or "
+                               "token id")
 
 
 def load(path_or_obj: str | Path | tiktoken.Encoding, *, name: str,
@@ -234,6 +254,12 @@ def load(path_or_obj: str | Path | tiktoken.Encoding, *, name: str,
 
 def _encoding(tk: Any, path: Path, *, name: str, pat_str: str, ranks: dict[bytes, int],
               special_tokens: dict[str, int], explicit_n_vocab: int | None) -> tiktoken.Encoding:
+    ids = [*ranks.items(), *((k.encode("utf-8"), v) for k, v in special_tokens.items())]
+    token, top = max(ids, key=lambda kv: kv[1], default=(b"", 0))
+    low = min((v for _, v in ids), default=0)
+    if low < 0:
+        raise CorruptFileError(f"{path}: token id {low} is negative; ids start at 0")
+    _check_ids(f"{path}: token {token!r}", top, max(len(ids), explicit_n_vocab or 0))
     if explicit_n_vocab is not None:
         have = len(ranks) + len(special_tokens)
         top = max([*ranks.values(), *special_tokens.values()])

@@ -15,6 +15,8 @@ import json
 import math
 import os
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,6 +31,8 @@ from tokbench.results import Results
 DEFAULT_PATH = Path("reports") / "history.sqlite"
 ENV = "TOKBENCH_HISTORY"
 SCHEMA_VERSION = 1
+#: seconds to wait for another process's write lock on the history
+LOCK_TIMEOUT = 30.0
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -102,6 +106,10 @@ class History:
 
     def __init__(self, path: str | Path, create: bool = True) -> None:
         self.path = Path(path)
+        if str(self.path).startswith("~"):  # ~user of no user: not a folder named "~user"
+            raise InputError(f"{self.path}: {str(self.path).split('/')[0]!r} names no user "
+                             f"whose home ~ could stand for; give a full --history path or "
+                             f"${ENV}")
         if not create and not self.path.exists():
             raise InputError(f"{self.path}: no history here yet; `tokbench run` records every "
                              f"run there (or pass --history PATH / set {ENV})")
@@ -112,27 +120,85 @@ class History:
             raise InputError(f"{self.path}: cannot create the history there "
                              f"({e.strerror or e}); pass --history PATH or set {ENV}") from None
         try:
-            self.db = sqlite3.connect(self.path, timeout=30)
-            self.db.execute("PRAGMA foreign_keys = ON")
-            self._check_schema(create)
+            self.db = sqlite3.connect(self.path, timeout=LOCK_TIMEOUT)
+        except sqlite3.Error as e:
+            raise InputError(f"{self.path}: cannot open the history ({e}); pass another "
+                             f"--history path or set {ENV}") from None
+        try:
+            with self._errors("open"):
+                self.db.execute("PRAGMA foreign_keys = ON")
+                self._check_schema(create)
+        except BaseException:
+            self.db.close()
+            raise
+
+    @contextmanager
+    def _errors(self, doing: str) -> Iterator[None]:
+        """SQLite's errors as one line naming the file and the fix."""
+        try:
+            yield
+        except sqlite3.OperationalError as e:
+            if "locked" in str(e) or "busy" in str(e):
+                raise InputError(f"{self.path}: cannot {doing} the history: another process "
+                                 f"holds it locked ({LOCK_TIMEOUT:g} s waited); retry when it "
+                                 f"is done, or pass another --history path") from None
+            raise self._damaged(doing, e) from None
         except sqlite3.DatabaseError as e:
-            raise InputError(f"{self.path}: not a tokbench history database ({e}); pass "
-                             "another --history path") from None
+            raise self._damaged(doing, e) from None
+
+    def _damaged(self, doing: str, e: Exception) -> InputError:
+        if "not a database" in str(e) or "file is encrypted" in str(e):
+            return InputError(f"{self.path}: not a tokbench history database ({e}); pass "
+                              "another --history path")
+        return InputError(f"{self.path}: cannot {doing} the history ({e}); the file is "
+                          f"damaged: move it away (a new history starts there) or pass another "
+                          "--history path")
 
     def _check_schema(self, create: bool) -> None:
-        version = self.db.execute("PRAGMA user_version").fetchone()[0]
-        tables = {r[0] for r in self.db.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        self.db.isolation_level = None  # transactions as written here
+        try:
+            version, tables = self._schema_state()
+        finally:
+            self.db.isolation_level = "DEFERRED"
+        if version == 0 and not tables and create:
+            # one transaction, taken before looking again: of several processes creating
+            # a new history at once, one creates it and the others find it made
+            self.db.isolation_level = None
+            try:
+                self.db.execute("BEGIN IMMEDIATE")
+                try:
+                    version, tables = self._schema_state()
+                    if version == 0 and not tables:
+                        for statement in filter(str.strip, _SCHEMA.split(";")):
+                            self.db.execute(statement)
+                        self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                        version = SCHEMA_VERSION
+                    self.db.execute("COMMIT")
+                except BaseException:
+                    self.db.execute("ROLLBACK")
+                    raise
+            finally:
+                self.db.isolation_level = "DEFERRED"
         if version > SCHEMA_VERSION:
             raise InputError(f"{self.path}: history schema version {version} is newer than this "
                              f"tokbench understands ({SCHEMA_VERSION}); upgrade tokbench")
         if version == 0 and tables:
             raise InputError(f"{self.path}: an SQLite database, but not a tokbench history; "
                              "pass another --history path")
-        if version == 0 and create:
-            with self.db:
-                self.db.executescript(_SCHEMA)
-                self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def _schema_state(self) -> tuple[int, set[str]]:
+        """Schema version and tables, read in one transaction (one consistent view)."""
+        outside = not self.db.in_transaction
+        if outside:
+            self.db.execute("BEGIN")
+        try:
+            version = int(self.db.execute("PRAGMA user_version").fetchone()[0])
+            tables = {r[0] for r in self.db.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        finally:
+            if outside:
+                self.db.execute("COMMIT")
+        return version, tables
 
     def close(self) -> None:
         self.db.close()
@@ -156,7 +222,12 @@ class History:
         digest = hashlib.sha256(results.to_json().encode("utf-8")).hexdigest()
         key = (meta.git_commit or "", meta.created or "", machine.get("hostname") or "", digest)
         tokenizers, suites = meta.tokenizers, meta.suites
-        with self.db:
+        with self._errors("record the run in"):
+            # never add to a damaged file (an insert can succeed beside a broken page)
+            check = self.db.execute("PRAGMA quick_check(1)").fetchone()[0]
+            if check != "ok":
+                raise sqlite3.DatabaseError(f"quick_check: {check}")
+        with self._errors("record the run in"), self.db:
             cur = self.db.execute(
                 "INSERT OR IGNORE INTO runs (git_commit, created, machine, digest, machine_json, "
                 "tokbench_version, complete, recorded, source) "
@@ -186,10 +257,12 @@ class History:
         sql = f"SELECT DISTINCT {column} FROM measurements"
         if clauses:
             sql += " WHERE " + " AND ".join(clauses)
-        return sorted(r[0] for r in self.db.execute(sql, args))
+        with self._errors("read"):
+            return sorted(r[0] for r in self.db.execute(sql, args))
 
     def runs(self) -> int:
-        return int(self.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0])
+        with self._errors("read"):
+            return int(self.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0])
 
     def trend(self, metric: str, tokenizer: str, suite: str, subset: str = "all",
               machine: str | None = None, last: int | None = None) -> list[Point]:
@@ -203,7 +276,8 @@ class History:
             sql += " AND runs.machine = ?"
             args.append(machine)
         sql += " ORDER BY runs.created, runs.id"
-        found = self.db.execute(sql, args).fetchall()
+        with self._errors("read"):
+            found = self.db.execute(sql, args).fetchall()
         points: list[Point] = []
         prev: tuple[Any, ...] | None = None
         for run_id, commit, created, host, value, tok_sha, backend, suite_sha in found:

@@ -81,8 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = int(args._main(args) or 0)
         return code if code in (0, 1) else FAILURE
     except TokbenchError as e:
-        from rich.markup import escape
-
+        from tokbench.cli.console import escape
         from tokbench.render.visible import shown
 
         err_console().print(f"[bold red]tokbench: error:[/] {escape(shown(str(e)))}",

@@ -11,6 +11,16 @@ if TYPE_CHECKING:
     from rich.progress import Progress
 
 
+def escape(text: object) -> str:
+    """User text for rich markup: markup escaped, control and bidi characters spelled
+    ``<U+XXXX>`` (a U+202E in a name must not reorder the terminal line)."""
+    from rich.markup import escape as rich_escape
+
+    from tokbench.render.visible import shown
+
+    return rich_escape(shown(str(text)))
+
+
 @cache
 def console() -> Console:
     from rich.console import Console
@@ -85,7 +95,6 @@ def print_fitted(con: Console, title: str, label: str, names: Sequence[str],
     cells)), split into as many tables as it takes to fit the console's width: values are
     never cut and headers wrap at spaces (the shortest headers are kept whole first). The
     first part carries ``title``."""
-    from rich.markup import escape
 
     chunks: list[list[tuple[str, Sequence[str]]]] = [[]]
     for col in columns:
@@ -121,7 +130,6 @@ def _table(title: str, label: str, names: Sequence[str],
            widths: Sequence[int | None] | None = None) -> Any:
     """The rich table; ``widths`` fixes the value columns' widths (None: rich chooses)."""
     from rich import box
-    from rich.markup import escape
     from rich.table import Table
     from rich.text import Text
 

@@ -18,9 +18,7 @@ def fetch_with_progress(specs: Sequence[str], *, quiet_cached: bool = False,
     nothing for tokenizers already cached (``tokbench run`` fetches this way); in offline
     mode (``$TOKBENCH_OFFLINE``) that caller has nothing to fetch, so nothing is done.
     """
-    from rich.markup import escape
-
-    from tokbench.cli.console import console, progress
+    from tokbench.cli.console import console, escape, progress
     from tokbench.loading.catalog import new_session, try_recipes
     from tokbench.loading.loader import parse_spec, recipes_for
     from tokbench.loading.sources import LocalSource, offline_from_env

@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 
 from tokbench.atomic import write_atomic
-from tokbench.results import Results
+from tokbench.results import Results, Row
 
 
 def atomic_write_text(target: str | Path, text: str) -> Path:
@@ -45,14 +45,25 @@ class Checkpoint:
             self._written_at = time.monotonic()
 
 
+def as_saved(results: Results) -> Results:
+    """``results`` with every row as ``results.json`` holds it (rounded): what every view
+    renders, so the run's reports, its terminal summary and `tokbench report` agree."""
+    return Results(rows=[Row.from_dict(r.to_dict()) for r in results.rows],
+                   meta=results.meta, failures=results.failures)
+
+
 def write_outputs(results: Results, out_dir: str | Path, plots: bool = True,
                   html: bool = True) -> list[Path]:
     """Every file of a finished run; returns their paths."""
     from tokbench.render.markdown import render_markdown
 
     out = Path(out_dir)
-    files = [write_results_atomic(results, out)]
-    files.append(write_atomic(out / "results.csv", results.to_frame().to_csv(index=False)))
+    text = results.to_json()
+    files = [atomic_write_text(out / "results.json", text)]
+    # everything else renders from the values as saved (rounded), as `tokbench report`
+    # does later from the file: both show the same digits
+    results = as_saved(results)
+    files.append(write_atomic(out / "results.csv", _csv(results)))
     pngs: list[Path] = []
     if plots:
         from tokbench.render.plots import render_plots
@@ -67,3 +78,16 @@ def write_outputs(results: Results, out_dir: str | Path, plots: bool = True,
         viewer = viewer_for(results, out)
         files.append(write_html(results, out, [p.name for p in pngs], viewer))
     return files
+
+
+def _csv(results: Results) -> str:
+    """``results.csv``: one line per row; names a spreadsheet would run as formulas quoted."""
+    import pandas as pd
+
+    from tokbench.render.visible import spreadsheet_text
+
+    frame = results.to_frame()
+    for column in frame.columns:
+        if not pd.api.types.is_numeric_dtype(frame[column]):
+            frame[column] = frame[column].map(spreadsheet_text).astype(object)
+    return str(frame.to_csv(index=False))

@@ -12,9 +12,9 @@ from tokbench.metrics.verdict import Verdict
 def print_verdict(con: Any, v: Verdict) -> None:
     """One block per kind: subject on the left, the answer and its caveat wrapped on the
     right, so it fits any width."""
-    from rich.markup import escape
     from rich.table import Table
 
+    from tokbench.cli.console import escape
     from tokbench.render.verdict import TITLES, sentence
 
     for kind in ("cost", "speed"):
@@ -37,8 +37,7 @@ def print_verdict(con: Any, v: Verdict) -> None:
 
 def print_legend(con: Any, symbols: Iterable[str]) -> None:
     """The caveat symbols that occurred (``†``, ``‡``), one line each."""
-    from rich.markup import escape
-
+    from tokbench.cli.console import escape
     from tokbench.metrics.trust import legend
 
     for text in legend(symbols):

@@ -68,7 +68,7 @@ def settings_from(args: argparse.Namespace) -> Any:
 def main(args: argparse.Namespace) -> int:
     import os
 
-    from tokbench.cli.console import console, err_console, progress
+    from tokbench.cli.console import console, err_console, escape, progress
     from tokbench.cli.output import write_results_atomic
     from tokbench.render.markdown import render_markdown
     from tokbench.speed.bench import DEFAULT_SUITES, run_bench
@@ -90,7 +90,8 @@ def main(args: argparse.Namespace) -> int:
             elif name in ("done", "tokenizer_failed"):
                 prog.advance(task)
             if name == "tokenizer_failed":
-                prog.console.print(f"[yellow]{info['tokenizer']}: {info['error']}[/]",
+                prog.console.print(f"[yellow]{escape(info['tokenizer'])}: "
+                                   f"{escape(info['error'])}[/]",
                                    highlight=False)
 
         results = run_bench(specs, args.suites or DEFAULT_SUITES, settings, event)
@@ -112,7 +113,7 @@ def main(args: argparse.Namespace) -> int:
 
         files.append(write_html(results, out, [p.name for p in pngs]))
     for err in results.meta.errors:
-        err_console().print(f"[yellow]skipped {err.tokenizer}:[/] {err.error}",
+        err_console().print(f"[yellow]skipped {escape(err.tokenizer)}:[/] {escape(err.error)}",
                             highlight=False)
     _print_summary(console(), results)
     wall = (results.meta.timings or {}).get("wall", 0.0)
@@ -124,9 +125,7 @@ def main(args: argparse.Namespace) -> int:
 def _print_summary(con: Any, results: Any) -> None:
     """The verdict (fastest per request size), then one line per tokenizer: the headline
     figures, each with its clock; split into several tables when too wide."""
-    from rich.markup import escape
-
-    from tokbench.cli.console import print_fitted
+    from tokbench.cli.console import escape, print_fitted
     from tokbench.cli.verdict import print_verdict
     from tokbench.metrics.verdict import verdict
 

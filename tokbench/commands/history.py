@@ -92,9 +92,9 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _print_table(con: Any, points: list[Any], title: str, metric: str) -> None:
-    from rich.markup import escape
     from rich.table import Table
 
+    from tokbench.cli.console import escape
     from tokbench.metrics import metric_info
     from tokbench.render.tables import format_value
 

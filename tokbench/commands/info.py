@@ -16,10 +16,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from rich.markup import escape
     from rich.table import Table
 
-    from tokbench.cli.console import console, err_console
+    from tokbench.cli.console import console, err_console, escape
     from tokbench.loading.catalog import get_entry, new_session
     from tokbench.loading.loader import load_tokenizer, parse_spec
     from tokbench.metrics.vocab import vocabulary_facts

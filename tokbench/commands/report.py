@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from tokbench.errors import InputError
 
@@ -26,10 +27,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from rich.markup import escape
-
-    from tokbench.cli.console import console, err_console
-    from tokbench.render.html import write_html
+    from tokbench.cli.console import console
     from tokbench.results import Results
 
     source = Path(args.run_dir)
@@ -45,12 +43,29 @@ def main(args: argparse.Namespace) -> int:
 
         os.environ["TOKBENCH_OFFLINE"] = "1"
     out.mkdir(parents=True, exist_ok=True)
+    # drawn beside OUT first: OUT gets them only if no file of the user's would be overwritten
+    import tempfile
+
+    from tokbench.cli.outdir import add_files
+
+    with tempfile.TemporaryDirectory(dir=out.resolve().parent,
+                                     prefix=f".{out.resolve().name}.report-") as tmp:
+        path = _render(args, results, run_dir, out, Path(tmp))
+        add_files(Path(tmp), out, "--out")
+    console().print(f"wrote {out / path.name}", highlight=False, markup=False)
+    return 0
+
+
+def _render(args: argparse.Namespace, results: Any, run_dir: Path, out: Path, staged: Path
+            ) -> Path:
+    """Plots, viewer.json and report.html into ``staged`` (reusing OUT's viewer.json)."""
+    from tokbench.cli.console import console, err_console, escape
 
     pngs: list[str] = []
     if not args.no_plots:
         from tokbench.render.plots import render_plots
 
-        pngs = [p.name for p in render_plots(results, out)]
+        pngs = [p.name for p in render_plots(results, staged)]
 
     viewer = None
     if not args.no_viewer:
@@ -66,10 +81,10 @@ def main(args: argparse.Namespace) -> int:
         if viewer is None:
             with console().status("loading tokenizers and suites for the token viewer"):
                 viewer = viewer_from_results(results, per_subset=args.samples or PER_SUBSET)
-        save_viewer(viewer, out)
+        save_viewer(viewer, staged)
         for note in viewer.get("notes", []):
             err_console().print(f"[yellow]viewer:[/] {escape(str(note))}", highlight=False,
                                 soft_wrap=True)
-    path = write_html(results, out, pngs, viewer)
-    console().print(f"wrote {path}", highlight=False, markup=False)
-    return 0
+    from tokbench.render.html import write_html
+
+    return write_html(results, staged, pngs, viewer)

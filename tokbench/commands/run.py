@@ -6,16 +6,13 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from rich.markup import escape
-
+from tokbench.cli.console import escape
 from tokbench.engine.presets import PRESETS, get_preset
 from tokbench.errors import TokbenchError
 
 HELP = "compare tokenizers on suites; writes results.json, results.csv, report.md and plots"
 
 DEFAULT_OUT = "reports/latest"
-#: finished shards of a run in progress (removed when the run completes)
-STATE_FILE = ".tokbench-state.json"
 
 #: headline metrics of the terminal summary, with short column labels
 SUMMARY_METRICS = {"tokens": "tokens", "chars_per_token": "chars per token",
@@ -69,7 +66,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "(tcp://HOST:8786); without it --executor dask starts a local cluster")
     p.add_argument("--resume", action="store_true",
                    help="reuse finished units and shards of the last run into OUT (the "
-                        "folder a killed run left beside OUT, .OUT.partial, else OUT)")
+                        "folder an interrupted run left beside OUT, OUT.partial, else OUT)")
     p.add_argument("--no-plots", action="store_true", help="do not write PNG plots")
     p.add_argument("--no-html", action="store_true", help="do not write report.html")
     p.add_argument("--no-fetch", action="store_true",
@@ -123,8 +120,12 @@ def main(args: argparse.Namespace) -> int:
         source = folder.resume_source() if args.resume else None
         # an empty Results still resumes the finished shards of a run killed before its
         # first finished unit
-        resume = Results.load(source) if source is not None else (
-            Results() if args.resume else None)
+        try:
+            resume = Results.load(source) if source is not None else (
+                Results() if args.resume else None)
+        except TokbenchError as e:  # e.g. cut short by a full disk
+            raise TokbenchError(f"--resume: {e}; run without --resume to start afresh "
+                                "(that unfinished run is then replaced)") from None
 
         tokenizers = conf.get("tokenizers")
         if tokenizers is not None:
@@ -157,7 +158,9 @@ def main(args: argparse.Namespace) -> int:
     for err in errors:
         err_console().print(f"[yellow]skipped {escape(err.subject)}:[/] "
                             f"{escape(err.error)}", highlight=False)
-    _print_summary(console(), results, conf.get("focus"))
+    from tokbench.cli.output import as_saved
+
+    _print_summary(console(), as_saved(results), conf.get("focus"))
     console().print(escape(f"wrote {', '.join(str(f) for f in files)}"), highlight=False)
     from tokbench.cli.gate import gate
 
@@ -176,11 +179,14 @@ def _run(folder: Any, tokenizers: list[str] | None, suites: list[Any],
          suite_errors: list[dict[str, str]], conf: dict[str, Any], settings: Any,
          resume: Any, args: argparse.Namespace) -> Any:
     """Run into the staging folder; an interruption keeps the finished units in OUT."""
+    from tokbench.cli.outdir import STATE_FILE
     from tokbench.cli.output import Checkpoint
     from tokbench.engine.runner import run
 
     # finished shards of a killed or interrupted run carry over into this one on --resume
-    staging = folder.start(carry=(STATE_FILE,) if args.resume else ())
+    # the earlier unfinished run's results too: an interruption before this run's first
+    # checkpoint must not lose them
+    staging = folder.start(carry=(STATE_FILE, "results.json") if args.resume else ())
     checkpoint = Checkpoint(staging)
 
     def on_unit(results: Any) -> None:
@@ -194,9 +200,12 @@ def _run(folder: Any, tokenizers: list[str] | None, suites: list[Any],
                           jobs=conf.get("jobs"), executor=args.executor,
                           scheduler=args.scheduler, state=staging / STATE_FILE)
     except KeyboardInterrupt:
-        checkpoint.flush()  # every finished unit is kept for --resume
-        if (staging / "results.json").is_file():
-            folder.publish()
+        checkpoint.flush()  # every finished unit is kept for --resume; OUT stays as it was
+        from tokbench.cli.console import err_console
+
+        err_console().print(escape(f"stopped: finished work is kept in {staging}; add "
+                                   f"--resume to continue it ({folder.out} is unchanged)"),
+                            highlight=False, soft_wrap=True)
         raise
     _add_suite_errors(results, suite_errors)
     return results
@@ -215,7 +224,7 @@ def _write(folder: Any, results: Any, args: argparse.Namespace) -> list[Path]:
 
     files = write_outputs(results, folder.staging, plots=not args.no_plots,
                           html=not args.no_html)
-    folder.publish()
+    folder.publish(files)
     return [folder.out / f.name for f in files]
 
 
@@ -268,9 +277,7 @@ def _print_summary(con: Any, results: Any, focus: dict[str, str] | None) -> None
     """The verdict, then one table per suite: tokenizers as rows, headline metrics of the
     focus subset; a table too wide for the terminal is split into several (values are
     never cut)."""
-    from rich.markup import escape
-
-    from tokbench.cli.console import print_fitted
+    from tokbench.cli.console import escape, print_fitted
     from tokbench.cli.verdict import print_legend, print_verdict
     from tokbench.metrics import metric_info
     from tokbench.metrics.trust import Trust
@@ -288,14 +295,18 @@ def _print_summary(con: Any, results: Any, focus: dict[str, str] | None) -> None
         subset = (focus or {}).get(suite, "all")
         values: dict[str, dict[str, Any]] = {}
         extras: dict[str, dict[str, Any]] = {}
+        failed: dict[str, int] = {}  # documents left out of a tokenizer's values
         for r in results.rows:
             if r.suite == suite and r.subset == subset and r.metric in SUMMARY_METRICS:
                 values.setdefault(r.metric, {})[r.tokenizer] = r.value
                 extras.setdefault(r.metric, {})[r.tokenizer] = r.extra
+                failed[r.tokenizer] = int(r.extra.get("failed_docs") or 0)
         if not values:
             continue
         metrics = [m for m in SUMMARY_METRICS if m in values]
-        best = {m: trust.best(values[m], suite, subset, m) for m in metrics}
+        # a value over fewer documents (some failed) is not comparable: never best
+        best = {m: trust.best({t: v for t, v in values[m].items() if not failed.get(t)},
+                              suite, subset, m) for m in metrics}
         texts: dict[str, dict[str, str]] = {}
         for m in metrics:
             flags = trust.flags(suite, subset, m, values[m])
@@ -310,5 +321,7 @@ def _print_summary(con: Any, results: Any, focus: dict[str, str] | None) -> None
             cells = [f"[bold green]{escape(texts[m][tok])}[/]" if tok in best[m]
                      else escape(texts[m][tok]) for tok in toks]
             columns.append((header, cells))
-        print_fitted(con, f"{suite} · {subset}", "tokenizer", toks, columns)
+        # every value of a row leaves out that tokenizer's failed documents: said once
+        names = [f"{tok} ({failed[tok]:,} failed)" if failed.get(tok) else tok for tok in toks]
+        print_fitted(con, f"{suite} · {subset}", "tokenizer", names, columns)
     print_legend(con, symbols)

@@ -20,9 +20,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from rich.markup import escape
-
-    from tokbench.cli.console import console, err_console
+    from tokbench.cli.console import console, err_console, escape
     from tokbench.cli.training import config_from_args, use_threads
     from tokbench.vocab.sweep import parse_size
     from tokbench.vocab.train import load_corpus, load_trained, train

@@ -15,14 +15,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from rich.markup import escape
     from rich.table import Table
 
     from tokbench.ci.verify import verify
-    from tokbench.cli.console import console
+    from tokbench.cli.console import console, escape
+    from tokbench.errors import InputError
+    from tokbench.metrics import metric_info
     from tokbench.results import Results
 
     results = Results.load(args.run_dir)
+    if not any(metric_info(r.metric).deterministic for r in results.rows):
+        raise InputError(f"{args.run_dir}: no row to verify ({len(results.rows)} rows, none "
+                         "deterministic); give the results.json of a run with its rows")
     outcome = verify(results)
     out = console()
     for problem in outcome.problems:

@@ -13,8 +13,10 @@ from __future__ import annotations
 import os
 import pickle
 from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import CancelledError
 from typing import TYPE_CHECKING, Any, Protocol
 
+from tokbench.adapters.base import first_line
 from tokbench.engine.work import ShardResult, ShardTask, install, install_from_specs, process_shard
 from tokbench.errors import InputError, MissingDependencyError, TokbenchError
 
@@ -110,7 +112,7 @@ class ProcessExecutor:
                 task = retry.pop() if retry else next(todo, None)
                 if task is None:
                     break
-                pending[self._pool.submit(process_shard, task)] = task
+                pending[self._pool.submit(_shard_in_pool, task)] = task
             if not pending:
                 return
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
@@ -139,6 +141,20 @@ class ProcessExecutor:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+
+
+def _shard_in_pool(task: ShardTask) -> ShardResult:
+    """``process_shard`` in a pool worker: an error that cannot be pickled back (a
+    library's own exception type) comes back as a RuntimeError with its text, not as a
+    PicklingError that hides it."""
+    try:
+        return process_shard(task)
+    except Exception as e:
+        try:
+            pickle.loads(pickle.dumps(e))
+        except Exception:
+            raise RuntimeError(f"{type(e).__name__}: {e}") from None
+        raise
 
 
 def _pool_worker(run_id: str, specs: Sequence[tuple[str, object]], parent: int) -> None:
@@ -179,12 +195,8 @@ class DaskExecutor:
             raise MissingDependencyError("distributed", extra="dask",
                                          purpose="--executor dask") from None
         if self.address:
-            try:
-                self._client = Client(self.address, timeout="30s")
-            except OSError as e:
-                raise InputError(f"cannot reach the Dask scheduler at {self.address}: {e}; "
-                                 "is `dask scheduler` running there?") from None
-            self.workers = max(1, len(self._client.scheduler_info().get("workers", {})))
+            self._client = _connect(Client, self.address)
+            self.workers = _wait_for_workers(self._client, self.address)
         else:
             self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1,
                                          processes=True, host="127.0.0.1",
@@ -211,7 +223,14 @@ class DaskExecutor:
             if not submit():
                 break
         for fut in ac:
-            yield fut.result()  # a shard's error (bad input) ends the run with its message
+            try:
+                result = fut.result()  # a shard's error (bad input) ends the run with it
+            except (CancelledError, OSError) as e:  # the scheduler or its link went away
+                raise TokbenchError(
+                    f"the Dask scheduler {self.address or '(local cluster)'} stopped "
+                    f"mid-run ({type(e).__name__}: {first_line(e)}); finished shards are "
+                    "kept: start it again and rerun with --resume") from None
+            yield result
             submit()  # one finished, one more in
 
     def close(self) -> None:
@@ -220,6 +239,55 @@ class DaskExecutor:
         if self._cluster is not None:
             self._cluster.close()
         self._client = self._cluster = None
+
+
+#: seconds ``--scheduler`` may take to have a worker before the run gives up
+WORKER_WAIT = 60.0
+
+
+def check_address(address: str) -> None:
+    """Refuse a ``--scheduler`` that is no address of a scheduler in another process
+    (before any work; the connection itself is tried when the run starts)."""
+    if address.startswith("inproc://"):
+        raise InputError(f"--scheduler {address}: an inproc:// address only works inside "
+                         "the process that made it; give tcp://HOST:PORT")
+    try:
+        from distributed.comm import parse_address, parse_host_port
+
+        scheme, location = parse_address(address)
+        if scheme in ("tcp", "tls", "ws", "wss"):
+            parse_host_port(location)
+    except ImportError:
+        return  # start() says what to install
+    except (ValueError, TypeError) as e:
+        raise InputError(f"--scheduler {address!r} is not a scheduler address "
+                         f"({first_line(e)}); give tcp://HOST:PORT, e.g. "
+                         "tcp://127.0.0.1:8786") from None
+
+
+def _connect(client: Any, address: str) -> Any:
+    """A Dask ``Client`` of the scheduler at ``address``, or one line saying why not."""
+    check_address(address)
+    try:
+        return client(address, timeout="30s")
+    except OSError as e:
+        raise InputError(f"cannot reach the Dask scheduler at {address}: {first_line(e)}; is "
+                         "`dask scheduler` running there?") from None
+    except (ValueError, TypeError) as e:
+        raise InputError(f"--scheduler {address!r}: {first_line(e)}; give tcp://HOST:PORT, "
+                         "e.g. tcp://127.0.0.1:8786") from None
+
+
+def _wait_for_workers(client: Any, address: str) -> int:
+    """How many workers the scheduler has, waiting up to ``WORKER_WAIT`` s for one."""
+    try:
+        client.wait_for_workers(1, timeout=WORKER_WAIT)
+    except (TimeoutError, OSError) as e:
+        client.close()
+        raise InputError(f"the Dask scheduler at {address} has no workers (waited "
+                         f"{WORKER_WAIT:g} s{'' if isinstance(e, TimeoutError) else ': ' + str(e)}"
+                         f"); start some with `dask worker {address}`") from None
+    return max(1, len(client.scheduler_info().get("workers", {})))
 
 
 def _dask_shard(task: ShardTask, payload: tuple[str, list[tuple[str, object]]]) -> ShardResult:
@@ -232,6 +300,8 @@ def make_executor(kind: str, jobs: int | None = None, scheduler: str | None = No
                   ) -> Executor:
     """``local`` (``jobs`` processes; 1 runs in this process) or ``dask``."""
     if kind == "dask":
+        if scheduler:
+            check_address(scheduler)
         return DaskExecutor(scheduler, jobs)
     if kind != "local":
         raise InputError(f"executor {kind!r} is not one of local, dask")

@@ -25,9 +25,9 @@ import numpy as np
 
 from tokbench.constants import ALL, PIVOT, VOCAB_SUITE
 from tokbench.engine.state import RunState, SuiteProgress, unit_key
-from tokbench.engine.work import InlineDocs, ShardResult, ShardTask
+from tokbench.engine.work import InlineDocs, PinnedSpec, ShardResult, ShardTask
 from tokbench.environment import git_commit, machine_info
-from tokbench.errors import InputError, TokbenchError
+from tokbench.errors import InputError, TokbenchError, tokenizer_raised
 from tokbench.metrics import metrics_of, resolve_families
 from tokbench.metrics.base import MetricContext
 from tokbench.metrics.compute import evaluate, ratio
@@ -311,7 +311,7 @@ class _Run:
         run_id = uuid.uuid4().hex
         names = sorted({n for p in plans for n in p.tokenizers})
         executor.start(run_id, [(n, self.toks[n]) for n in names],
-                       [(n, self.specs[n]) for n in names])
+                       [(n, self._pinned(n)) for n in names])
         self._map(plans, executor, state, run_id)
         while True:  # plans read to a precision: read more of the same order until it holds
             rounds = [p for p in plans if not p.settled]
@@ -358,6 +358,12 @@ class _Run:
             return
         grow = 4.0 if worst is None else min(4.0, max(1.2, 1.1 * (worst / target) ** 2))
         plan.limit = min(len(plan.shards), math.ceil(n * grow))
+
+    def _pinned(self, name: str) -> object:
+        """How a worker loads tokenizer ``name``: a spec of a file is pinned to the hash
+        this run recorded."""
+        spec, sha = self.specs[name], self.toks[name].source.sha256
+        return PinnedSpec(spec, sha) if isinstance(spec, str) and sha else spec
 
     def _tasks(self, plans: list[_Plan], run_id: str) -> Iterator[ShardTask]:
         for p in plans:
@@ -466,6 +472,12 @@ class _Run:
             self.failure_counts.setdefault(name, {})[suite.name] = dict(counts)
             self.results.meta.failure_counts = self.failure_counts
         info = old.suites.get(suite.name)
+        now = self.results.meta.suites[suite.name]
+        if info is not None and getattr(suite, "streaming", False):
+            # what only reading told; no shard is read again when every unit is reused
+            now.documents, now.languages = info.documents, info.languages
+            now.subset_by, now.left_out = info.subset_by, info.left_out
+            suite.seen_languages = list(info.languages)  # type: ignore[union-attr]
         segmenters = old.segmenters or {}
         for lang in info.languages if info is not None else []:
             for key, seg in segmenters.items():  # LANG, and LANG/SCHEME (morph analyzers)
@@ -476,7 +488,16 @@ class _Run:
 
     def _finish(self, plan: _Plan, state: RunState) -> None:
         suite, prog = plan.suite, plan.progress
-        self._describe_suite(plan)
+        try:
+            self._describe_suite(plan)
+        except InputError as e:  # a streaming suite with no documents: that suite fails
+            self.results.meta.errors.append(RunError(suite=str(suite.meta.get("spec")
+                                                               or suite.name), error=str(e)))
+            self.results.meta.suites.pop(suite.name, None)
+            plan.tokenizers = []
+            state.finished(suite.name)
+            self._checkpoint()
+            return
         self.segmenters.update(prog.segmenters)
         prefix = _subset_prefix(suite, plan.subset_by)
         metrics = metrics_of(plan.families)
@@ -642,8 +663,10 @@ class _Run:
                 try:
                     tp = measure_throughput(self.toks[name], texts,
                                             repeats=self.settings.throughput_repeats)
-                except Exception:
-                    tp = None  # a document that fails to encode is already a failure
+                except BaseException as e:  # a document that fails is already a failure
+                    if not tokenizer_raised(e):
+                        raise
+                    tp = None
                 if tp is None:
                     continue
                 extra = {"spread": tp.spread, "repeats": tp.repeats, "threads": 1,
@@ -775,8 +798,14 @@ def _throughput_texts(suite: AnySuite, per_subset: bool) -> dict[str, list[str]]
     parallel suites, each language's documents. Deterministic, so two runs time the same
     text."""
     if getattr(suite, "streaming", False):
-        first = suite.shards()[0] if suite.shards() else None  # type: ignore[union-attr]
-        docs = first.read()[0] if first is not None else []
+        # the first shards holding documents (a shard may hold none: blank lines, a
+        # language filter), read up to a bound
+        docs: list[Any] = []
+        read = 0
+        for shard in suite.shards():  # type: ignore[union-attr]
+            if docs or read >= 16 * THROUGHPUT_SAMPLE_BYTES:
+                break
+            docs, read = shard.read()[0], read + shard.nbytes
     else:
         docs = suite.documents
     groups: dict[str, list[str]] = {}

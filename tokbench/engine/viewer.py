@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from tokbench.adapters.base import char_to_byte_index, first_line
-from tokbench.errors import TokbenchError
+from tokbench.errors import TokbenchError, tokenizer_raised
 from tokbench.suites.stream import AnySuite, StreamingSuite
 
 if TYPE_CHECKING:
@@ -332,7 +332,9 @@ def build_viewer(tokenizers: Mapping[str, Tokenizer], suites: Sequence[Suite], *
                     continue
                 try:
                     tz = tokenize(tok, text, name)
-                except Exception as e:  # one text a tokenizer raises on must not sink the page
+                except BaseException as e:  # one text a tokenizer raises on: not the page
+                    if not tokenizer_raised(e):
+                        raise
                     rows[name] = {"error": f"{type(e).__name__}: {first_line(e)}"}
                     continue
                 rows[name] = {"n": len(tz.tokens), "segs": segments_json(tz)}

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from tokbench.constants import ALL
+from tokbench.errors import InputError, TokbenchError, tokenizer_raised
 from tokbench.metrics.compute import (
     DocCounts,
     SuiteLayout,
@@ -120,7 +121,29 @@ class Toolkit:
 
 
 _TOOLKITS: dict[str, Toolkit] = {}
+_FAILED: dict[str, TokbenchError] = {}  # run id -> why its tokenizers did not load here
 _LOCK = threading.Lock()
+
+
+@dataclass(frozen=True)
+class PinnedSpec:
+    """A tokenizer spec and the sha256 of the file the run loaded it from: a worker that
+    loads it again refuses a file changed since (it would measure another tokenizer
+    under the recorded hash)."""
+
+    spec: str
+    sha256: str
+
+    def __call__(self) -> Tokenizer:
+        from tokbench.loading.loader import load_tokenizer
+
+        tok = load_tokenizer(self.spec)
+        now = tok.source.sha256
+        if now and now != self.sha256:
+            raise InputError(f"tokenizer {self.spec}: its file changed during the run (sha256 "
+                             f"{now[:12]} now, {self.sha256[:12]} when the run started); rerun "
+                             "once it is no longer being written")
+        return tok
 
 
 def install(run_id: str, tokenizers: Sequence[tuple[str, Tokenizer]]) -> None:
@@ -133,9 +156,13 @@ def install_from_specs(run_id: str, payload: Sequence[tuple[str, object]]) -> No
     """Load a run's tokenizers in a worker: ``payload`` holds (name, how to get it): a
     spec string, a picklable zero-argument factory, or the tokenizer object itself."""
     with _LOCK:
-        if run_id in _TOOLKITS:
+        if run_id in _TOOLKITS or run_id in _FAILED:
             return
-        loaded = [(name, materialize(spec)) for name, spec in payload]
+        try:
+            loaded = [(name, materialize(spec)) for name, spec in payload]
+        except TokbenchError as e:  # said by the first shard (a pool's initializer cannot)
+            _FAILED[run_id] = e
+            return
         _TOOLKITS.clear()  # one run at a time per worker: free the previous run's
         _TOOLKITS[run_id] = Toolkit(loaded)
 
@@ -160,6 +187,8 @@ def materialize(spec: object) -> Tokenizer:
 def process_shard(task: ShardTask) -> ShardResult:
     """Read, encode, decode and measure one shard with every tokenizer of the run."""
     toolkit = _TOOLKITS.get(task.run_id)
+    if toolkit is None and task.run_id in _FAILED:
+        raise _FAILED[task.run_id]
     if toolkit is None:
         raise RuntimeError(f"tokenizers of run {task.run_id} are not loaded in this worker")
     if task.job != "metrics":
@@ -295,16 +324,20 @@ def encode_all(tok: Tokenizer, texts: list[str], threads: int = 1, offsets: bool
 
     try:
         return list[Encoded | None](encode(texts)), []
-    except Exception:  # find the bad documents one by one
-        out: list[Encoded | None] = []
-        errors: list[tuple[int, str]] = []
-        for i, t in enumerate(texts):
-            try:
-                out.append(encode([t])[0])
-            except Exception as e:
-                out.append(None)
-                errors.append((i, f"{type(e).__name__}: {e}"))
-        return out, errors
+    except BaseException as e:  # find the bad documents one by one
+        if not tokenizer_raised(e):
+            raise
+    out: list[Encoded | None] = []
+    errors: list[tuple[int, str]] = []
+    for i, t in enumerate(texts):
+        try:
+            out.append(encode([t])[0])
+        except BaseException as e:
+            if not tokenizer_raised(e):
+                raise
+            out.append(None)
+            errors.append((i, f"{type(e).__name__}: {e}"))
+    return out, errors
 
 
 def _measure(task: ShardTask, docs: list[Document], texts: list[str], layout: SuiteLayout,
@@ -322,9 +355,9 @@ def _measure(task: ShardTask, docs: list[Document], texts: list[str], layout: Su
     if not every_span and "unk_spans" in task.collectors and tok.unk_id is not None:
         unk = [i for i, e in enumerate(encoded) if e is not None and tok.unk_id in e.ids]
         if unk:
-            again = tok.encode_batch_offsets([texts[i] for i in unk], threads=task.threads)
+            again, _ = encode_all(tok, [texts[i] for i in unk], task.threads)
             for i, enc in zip(unk, again, strict=True):
-                encoded[i] = enc
+                encoded[i] = enc if enc is not None else encoded[i]
     encodings = [e.ids if e is not None else None for e in encoded]
     timings["encode"] = timings.get("encode", 0.0) + time.perf_counter() - t0
 
@@ -343,7 +376,9 @@ def _measure(task: ShardTask, docs: list[Document], texts: list[str], layout: Su
                 continue
             try:
                 decoded.append(tok.decode(e))
-            except Exception as ex:
+            except BaseException as ex:
+                if not tokenizer_raised(ex):
+                    raise
                 decoded.append(None)
                 failures.append(failure(i, kind="error",
                                         error=f"decode: {type(ex).__name__}: {ex}"))

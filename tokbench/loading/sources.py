@@ -217,7 +217,12 @@ def offline_from_env() -> bool:
 
 def pip_args_from_env() -> list[str]:
     """Extra pip arguments from ``$TOKBENCH_PIP_ARGS``."""
-    return shlex.split(os.environ.get(PIP_ARGS_ENV, ""))
+    value = os.environ.get(PIP_ARGS_ENV, "")
+    try:
+        return shlex.split(value)
+    except ValueError as e:  # an unclosed quote
+        raise InputError(f"${PIP_ARGS_ENV}={value!r}: {e}; quote it as a shell would, e.g. "
+                         "--index-url 'https://host/simple'") from None
 
 
 def _pip_error(output: str) -> str:

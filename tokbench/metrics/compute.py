@@ -286,7 +286,8 @@ def measure_documents(
                   doc_of_token=doc_of_token)
     if decoded is not None:
         c.roundtrip = np.array([d is not None and d == t for d, t in zip(decoded, texts,
-                                                                           strict=True)])
+                                                                           strict=True)],
+                               dtype=bool)  # an empty shard too
     c.fallback = np.bincount(doc_of_token, weights=table.fallback[ids], minlength=n).astype(
         np.int64)
     c.byte_tokens = np.bincount(doc_of_token, weights=table.partial[ids], minlength=n).astype(

@@ -11,7 +11,9 @@ shown with its symbol.
 The rule, on the same (tokenizer, suite, subset):
 
 * **not lossless**: ``roundtrip`` below 100 % (some document does not decode to itself);
-* **mostly unknown**: ``unk_chars`` above ``UNK_CHARS_LIMIT`` of the characters.
+* **mostly unknown**: ``unk_chars`` above ``UNK_CHARS_LIMIT`` of the characters;
+* **some documents failed**: the tokenizer raised on some documents (a row's
+  ``failed_docs``), so its values cover fewer documents than the others'.
 
 Aggregates over a parallel suite's languages (``premium_gini``, ``premium_macro``,
 ``premium_worst``) carry the caveats of every language they summarize. When a run did not
@@ -38,9 +40,12 @@ LANGUAGE_AGGREGATES = frozenset({"premium_gini", "premium_macro", "premium_worst
 
 LOSSY = "†"
 UNKNOWN = "‡"
+FAILED = "§"
 LEGEND = {LOSSY: "not lossless here: round-trip below 100% (never marked best)",
           UNKNOWN: f"over {UNK_CHARS_LIMIT:.0%} of characters inside unknown tokens "
-                   "(never marked best)"}
+                   "(never marked best)",
+          FAILED: "some documents failed to encode and are left out of the value (never "
+                  "marked best)"}
 
 Key = tuple[str, str, str]  # (tokenizer, suite, subset)
 
@@ -53,6 +58,7 @@ class Caveat:
     roundtrip: float | None = None
     unk_chars: float | None = None
     where: str = ""  # for an aggregate: the worst language (e.g. "khm_Khmr")
+    failed: int = 0  # documents the tokenizer raised on, left out of the values
 
     @property
     def lossy(self) -> bool:
@@ -64,11 +70,12 @@ class Caveat:
 
     @property
     def flagged(self) -> bool:
-        return self.lossy or self.unknown
+        return self.lossy or self.unknown or self.failed > 0
 
     @property
     def symbols(self) -> str:
-        return (LOSSY if self.lossy else "") + (UNKNOWN if self.unknown else "")
+        return ((LOSSY if self.lossy else "") + (UNKNOWN if self.unknown else "")
+                + (FAILED if self.failed else ""))
 
     @property
     def reason(self) -> str:
@@ -78,6 +85,8 @@ class Caveat:
             parts.append(f"round-trip {100 * (self.roundtrip or 0.0):.2f}%")
         if self.unknown:
             parts.append(f"{100 * (self.unk_chars or 0.0):.1f}% of characters unknown")
+        if self.failed:
+            parts.append(f"{self.failed:,} document{'s' if self.failed != 1 else ''} failed")
         text = ", ".join(parts)
         return f"{text} on {self.where}" if text and self.where else text
 
@@ -85,6 +94,7 @@ class Caveat:
 def combine(caveats: Iterable[tuple[str, Caveat]]) -> Caveat:
     """The caveat of an aggregate: the lowest round-trip and the highest unknown share
     over its parts, naming the part that decides it."""
+    caveats = list(caveats)
     worst_rt: tuple[float, str] | None = None
     worst_unk: tuple[float, str] | None = None
     for where, c in caveats:
@@ -98,7 +108,8 @@ def combine(caveats: Iterable[tuple[str, Caveat]]) -> Caveat:
     elif worst_rt is not None and worst_rt[0] < 1.0:
         where = worst_rt[1]
     return Caveat(None if worst_rt is None else worst_rt[0],
-                  None if worst_unk is None else worst_unk[0], where)
+                  None if worst_unk is None else worst_unk[0], where,
+                  failed=sum(c.failed for _, c in caveats))
 
 
 class Trust:
@@ -106,12 +117,17 @@ class Trust:
 
     def __init__(self, rows: Iterable[Row]) -> None:
         found: dict[Key, dict[str, float]] = {}
+        failed: dict[Key, int] = {}
         for r in rows:
+            key = (r.tokenizer, r.suite, r.subset)
             if r.metric in ("roundtrip", "unk_chars") and isinstance(r.value, (int, float)):
-                found.setdefault((r.tokenizer, r.suite, r.subset), {})[r.metric] = \
-                    float(r.value)
-        self._caveats = {k: Caveat(v.get("roundtrip"), v.get("unk_chars"))
-                         for k, v in found.items()}
+                found.setdefault(key, {})[r.metric] = float(r.value)
+            n = r.extra.get("failed_docs")
+            if isinstance(n, int) and not isinstance(n, bool) and n > 0:
+                failed[key] = max(failed.get(key, 0), n)
+                found.setdefault(key, {})
+        self._caveats = {k: Caveat(v.get("roundtrip"), v.get("unk_chars"),
+                                   failed=failed.get(k, 0)) for k, v in found.items()}
         self._aggregates: dict[tuple[str, str], Caveat] = {}
         by_unit: dict[tuple[str, str], list[tuple[str, Caveat]]] = {}
         for (tok, suite, subset), c in self._caveats.items():

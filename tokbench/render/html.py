@@ -36,6 +36,7 @@ from tokbench.render.tables import (
     tokenizer_order,
 )
 from tokbench.render.verdict import verdict_html
+from tokbench.render.visible import shown
 from tokbench.results import Results
 
 ASSETS = Path(__file__).parent / "assets"
@@ -48,7 +49,8 @@ CSP = ("default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
 
 
 def esc(text: object) -> str:
-    return html.escape(str(text), quote=True)
+    """Text as HTML, invisible and bidi control characters spelled ``<U+XXXX>``."""
+    return html.escape(shown(str(text)), quote=True)
 
 
 def _asset(name: str) -> str:
@@ -153,8 +155,8 @@ def _is_number(v: Any) -> bool:
 
 
 def _value_cell(value: Any, info: MetricInfo, best: bool, caveat: Caveat | None = None,
-                extra: dict[str, Any] | None = None) -> str:
-    text = esc(format_cell(value, info, extra))
+                extra: dict[str, Any] | None = None, failed: int = 0) -> str:
+    text = esc(format_cell(value, info, extra, failed))
     if not _is_number(value):
         return f'<td class="num missing" data-v="">{text}</td>'
     if caveat is not None:
@@ -196,7 +198,8 @@ def leaderboard(t: Table, caption: str) -> str:
             cells.append(_value_cell(t.cells.get(info.name, {}).get(tok), info,
                                      tok in t.best.get(info.name, set()),
                                      t.flags.get(info.name, {}).get(tok),
-                                     t.extra.get(info.name, {}).get(tok)))
+                                     t.extra.get(info.name, {}).get(tok),
+                                     t.failed.get(info.name, {}).get(tok, 0)))
         rows.append("<tr>" + "".join(cells) + "</tr>")
     return (f'<div class="tablewrap"><table class="sortable leaderboard">'
             f'<caption class="sr">{esc(caption)}</caption>'
@@ -217,7 +220,9 @@ def metric_table(t: Table, label: str) -> str:
         best = t.best.get(subset, set())
         flags = t.flags.get(subset, {})
         extras = t.extra.get(subset, {})
-        cells += [_value_cell(values.get(tok), info, tok in best, flags.get(tok), extras.get(tok))
+        failed = t.failed.get(subset, {})
+        cells += [_value_cell(values.get(tok), info, tok in best, flags.get(tok), extras.get(tok),
+                              failed.get(tok, 0))
                   for tok in t.tokenizers]
         (pinned if subset == ALL else rows).append("<tr>" + "".join(cells) + "</tr>")
     top = f'<tbody class="pinned">{"".join(pinned)}</tbody>' if pinned else ""

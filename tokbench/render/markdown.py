@@ -14,6 +14,7 @@ from tokbench.render.tables import (
     summary_table,
 )
 from tokbench.render.verdict import verdict_markdown
+from tokbench.render.visible import shown
 from tokbench.results import Results
 
 _MD_SPECIAL = re.compile(r"([\\`*\[\]|#!]|(?<!\w)_|_(?!\w))")
@@ -27,7 +28,7 @@ def _blank(value: object) -> object:
 def md_text(value: object) -> str:
     """User text (a tokenizer, suite or file name, an error) as literal Markdown: HTML
     characters as entities, Markdown syntax backslash-escaped, one line."""
-    text = " ".join(str(value).splitlines())
+    text = shown(" ".join(str(value).splitlines()))
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return _MD_SPECIAL.sub(r"\\\1", text)
 

@@ -32,6 +32,17 @@ class Table:
     cells: dict[str, dict[str, Any]] = field(default_factory=dict)
     best: dict[str, set[str]] = field(default_factory=dict)
     flags: dict[str, dict[str, Caveat]] = field(default_factory=dict)
+    #: ``failed[subset][tokenizer]``: documents left out of that value (they failed)
+    failed: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: ``extra[subset][tokenizer]``: the row's detail (interval, paired comparison)
+    extra: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+
+    def text(self, subset: str, tokenizer: str, info: MetricInfo | None = None) -> str:
+        """A cell as shown: the value, documents that failed, its interval and paired
+        marks (``format_cell``)."""
+        return format_cell(self.cells.get(subset, {}).get(tokenizer), info or self.metric,
+                           self.extra.get(subset, {}).get(tokenizer, {}),
+                           self.failed.get(subset, {}).get(tokenizer, 0))
 
     def symbol(self, subset: str, tokenizer: str) -> str:
         """The caveat symbols of one cell (``"†"``, ``"‡"``), or ""."""
@@ -41,13 +52,6 @@ class Table:
     def symbols(self) -> list[str]:
         """Every caveat symbol the table shows (for its legend)."""
         return [c.symbols for f in self.flags.values() for c in f.values()]
-    #: ``extra[subset][tokenizer]``: the row's detail (interval, paired comparison)
-    extra: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
-
-    def text(self, subset: str, tokenizer: str, info: MetricInfo | None = None) -> str:
-        """A cell as shown: the value, its interval and paired marks (``format_cell``)."""
-        return format_cell(self.cells.get(subset, {}).get(tokenizer), info or self.metric,
-                           self.extra.get(subset, {}).get(tokenizer, {}))
 
     @property
     def title(self) -> str:
@@ -97,11 +101,16 @@ def build_tables(results: Results, suites: Sequence[str] | None = None,
                   order_subsets({r.subset for r in rows}))
         for r in rows:
             t.cells.setdefault(r.subset, {})[r.tokenizer] = r.value
+            if r.extra.get("failed_docs"):
+                t.failed.setdefault(r.subset, {})[r.tokenizer] = int(r.extra["failed_docs"])
             if r.extra:
                 t.extra.setdefault(r.subset, {})[r.tokenizer] = r.extra
         for subset in t.subsets:
             cells = t.cells.get(subset, {})
-            t.best[subset] = trust.best(cells, suite, subset, metric)
+            failed = t.failed.get(subset, {})
+            # a value over fewer documents (some failed) is not comparable: never best
+            t.best[subset] = trust.best({k: v for k, v in cells.items() if not failed.get(k)},
+                                        suite, subset, metric)
             flags = trust.flags(suite, subset, metric, cells)
             if flags:
                 t.flags[subset] = flags
@@ -121,6 +130,7 @@ def summary_table(results: Results, suite: str, subset: str = ALL) -> Table | No
         t.subsets.append(name)
         t.cells[name] = tab.cells.get(subset, {})
         t.best[name] = tab.best.get(subset, set())
+        t.failed[name] = tab.failed.get(subset, {})
         if subset in tab.flags:
             t.flags[name] = tab.flags[subset]
         t.extra[name] = tab.extra.get(subset, {})
@@ -159,6 +169,13 @@ def format_value(value: Any, info: MetricInfo) -> str:
     return f"{value:.{info.decimals}f}"
 
 
+def cell_text(value: Any, info: MetricInfo, failed: int = 0) -> str:
+    """``format_value``, plus ``(N failed)`` when N documents failed and are left out of
+    the value (a rate over the rest must not pass for one over every document)."""
+    text = format_value(value, info)
+    return f"{text} ({failed:,} failed)" if failed and value is not None else text
+
+
 #: marks of ``format_cell``, explained under every table that uses them
 SAME_MARK = "≈"
 FEW_MARK = "°"
@@ -167,11 +184,13 @@ INTERVAL_LEGEND = (f"± is the half-width of the 95% confidence interval (level 
                    f"holds 1); {FEW_MARK}: too few documents for an interval")
 
 
-def format_cell(value: Any, info: MetricInfo, extra: dict[str, Any] | None = None) -> str:
+def format_cell(value: Any, info: MetricInfo, extra: dict[str, Any] | None = None,
+                failed: int = 0) -> str:
     """A value with its interval half-width (``1.3051 ± 0.0040``), ``≈`` when a paired
-    comparison cannot tell it from the best, ``†`` when there were too few documents."""
-    text = format_value(value, info)
+    comparison cannot tell it from the best, ``°`` when there were too few documents
+    (after ``cell_text``'s count of ``failed`` documents)."""
     extra = extra or {}
+    plain = text = format_value(value, info)
     low, high = extra.get("ci_low"), extra.get("ci_high")
     if isinstance(low, (int, float)) and isinstance(high, (int, float)) and value is not None:
         half = (high - low) / 2
@@ -181,6 +200,7 @@ def format_cell(value: Any, info: MetricInfo, extra: dict[str, Any] | None = Non
             text = f"{text} ± {_half(half, info)}"
     elif str(extra.get("ci_method", "")).startswith("none"):
         text += f" {FEW_MARK}"
+    text = cell_text(value, info, failed).replace(plain, text, 1)
     if extra.get("vs_distinct") is False and extra.get("vs_ratio") != 1:
         text += f" {SAME_MARK}"  # (an equal value is no difference to tell apart)
     return text

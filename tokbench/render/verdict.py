@@ -61,7 +61,9 @@ def verdict_markdown(v: Verdict, md_text: Callable[[object], str]) -> list[str]:
 def verdict_html(v: Verdict) -> str:
     """The verdict as HTML tables (one per kind), or ""."""
     def esc(text: object) -> str:
-        return html.escape(str(text), quote=True)
+        from tokbench.render.visible import shown
+
+        return html.escape(shown(str(text)), quote=True)
 
     parts = []
     for kind in ("cost", "speed"):

@@ -70,6 +70,7 @@ class TextRange:
     domain_opt: str | None = None
     languages: tuple[str, ...] | None = None  # keep only these
     domains: tuple[str, ...] | None = None
+    sha256: str | None = None  # of the range's bytes when planned: a changed file is refused
 
     @property
     def nbytes(self) -> int:
@@ -82,7 +83,13 @@ class TextRange:
             data = f.read(self.end - self.start)
         if len(data) != self.end - self.start:
             raise InputError(f"{self.path}: file shrank during the run (expected "
-                             f"{self.end - self.start} bytes at offset {self.start})")
+                             f"{self.end - self.start} bytes at offset {self.start}); rerun "
+                             "once it is no longer being written")
+        if self.sha256 is not None and hashlib.sha256(data).hexdigest() != self.sha256:
+            raise InputError(f"{self.path}: file changed during the run (bytes "
+                             f"{self.start}-{self.end}, line {self.first_line} on, differ "
+                             "from when the run planned it); rerun once it is no longer "
+                             "being written")
         reader = Reader(self.errors)
         offset = self.start
         if self.start == 0 and data.startswith(BOM):
@@ -192,16 +199,17 @@ class StreamingSuite:
                             sort_keys=True).encode())
         total = 0
         for entry in self.files:
-            cuts, digest, size = _scan(entry.path, self.shard_bytes,
-                                       validate=self.errors == "strict")
+            cuts, digest, size, hashes = _scan(entry.path, self.shard_bytes,
+                                               validate=self.errors == "strict")
             h.update(f"{entry.rel}\0{digest}\n".encode())
             total += size
-            for (start, line), (end, _) in zip(cuts, [*cuts[1:], (size, 0)], strict=True):
+            for (start, line), (end, _), sha in zip(cuts, [*cuts[1:], (size, 0)], hashes,
+                                                    strict=True):
                 if end > start:
                     ranges.append(TextRange(
                         entry.path, entry.rel, start, end, line, entry.file_lang,
                         self.domain_opt or entry.domain, entry.jsonl, self.errors, self.lang,
-                        self.domain_opt, self.only_languages, self.only_domains))
+                        self.domain_opt, self.only_languages, self.only_domains, sha))
         return ranges, h.hexdigest(), total
 
     @property
@@ -325,14 +333,17 @@ class StreamingSuite:
 
 
 def _scan(path: str, shard_bytes: int, validate: bool = False
-          ) -> tuple[list[tuple[int, int]], str, int]:
-    """One pass over a file: its sha256, its size, and shard cut points.
+          ) -> tuple[list[tuple[int, int]], str, int, list[str]]:
+    """One pass over a file: its sha256, its size, shard cut points and the sha256 of
+    each shard's bytes (so a shard read later can tell the file changed in place).
 
     Cuts are ``(byte offset, line number)`` pairs at line starts, about every
     ``shard_bytes`` bytes; the first is ``(0, 1)``. With ``validate``, invalid UTF-8
     is reported now (file, line, byte offset), before any work is done.
     """
     h = hashlib.sha256()
+    shard_h = hashlib.sha256()
+    hashes: list[str] = []
     cuts = [(0, 1)]
     pos = 0
     lines = 0  # newlines before pos
@@ -346,6 +357,7 @@ def _scan(path: str, shard_bytes: int, validate: bool = False
             h.update(block)
             base = pos
             pos += len(block)
+            fed = 0  # bytes of block already in shard_h
             while next_cut < pos:
                 nl = block.find(b"\n", max(next_cut - base, 0))
                 if nl < 0:
@@ -353,6 +365,10 @@ def _scan(path: str, shard_bytes: int, validate: bool = False
                 cut = base + nl + 1
                 cuts.append((cut, lines + block.count(b"\n", 0, nl + 1) + 1))
                 next_cut = cut + shard_bytes
+                shard_h.update(block[fed:nl + 1])
+                hashes.append(shard_h.hexdigest())
+                shard_h, fed = hashlib.sha256(), nl + 1
+            shard_h.update(block[fed:] if fed else block)
             if validate:
                 buf = rest + block
                 end = buf.rfind(b"\n") + 1
@@ -361,9 +377,11 @@ def _scan(path: str, shard_bytes: int, validate: bool = False
             lines += block.count(b"\n")
     if validate and rest:
         _validate(path, rest, pos - len(rest), lines)
+    hashes.append(shard_h.hexdigest())
     if cuts[-1][0] >= pos and len(cuts) > 1:
         cuts.pop()
-    return cuts, h.hexdigest(), pos
+        hashes.pop()  # the empty range after the last cut
+    return cuts, h.hexdigest(), pos, hashes
 
 
 def _validate(path: str, data: bytes, offset: int, lines_before: int) -> None:
