@@ -113,6 +113,8 @@ class SuiteInfo(Record):
     bytes: int | None = None
     languages: list[str] = field(default_factory=list)
     left_out: dict[str, int] | None = None
+    #: how a sampled suite was drawn (``tokbench.suites.sample``): method, seed, size, units
+    sample: dict[str, Any] | None = None
     NULLABLE: ClassVar[frozenset[str]] = frozenset(
         {"version", "sha256", "source", "spec", "subset_by", "documents"})
 

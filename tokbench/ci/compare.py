@@ -10,7 +10,11 @@ Rows are joined on ``(tokenizer, suite, subset, metric)``. Each joined row gets 
   asked for (``--fail`` naming the metric or its family, or ``timings=True``), or when a
   run had under ``TOO_BUSY_SHARE`` of a CPU per thread (the comparison warns): the machine
   was too busy to judge, which is no regression;
-* ``not_significant``: a judged timing whose change is under its threshold or inside the
+* ``not_significant``: a corpus ratio measured on other text (the suite's content changed,
+  or another sample of it was drawn) whose change is inside the interval of the
+  difference, √(h_base² + h_new²) from the two rows' confidence intervals (on the same
+  content a corpus metric is deterministic: any change is real); or a judged timing
+  whose change is under its threshold or inside the
   noise of the two runs (the [min, max] ranges of their samples, or their 95% intervals,
   overlap). Timings are judged on the CPU clock (``cpu_value``, ``cpu_ci`` where the row
   has them); a wall-clock timing of a busy machine (``cpu_share`` under ``BUSY_SHARE``)
@@ -428,6 +432,12 @@ def compare(base: Results, new: Results, *, fail: Iterable[str] | Thresholds | N
             out.append(change)
             continue
         reasons = inputs.check(tokenizer, suite, metric, subset)
+        band = None
+        if reasons and b is not None and n is not None \
+                and inputs.only_content(tokenizer, suite, metric):
+            band = interval_band(b, n)  # other text: the intervals decide
+            if band is not None:
+                reasons = []
         if reasons:  # also of a row in one run only: what changed explains it
             change.status, change.reason = NOT_COMPARABLE, "; ".join(reasons)
         elif b is None:
@@ -436,7 +446,7 @@ def compare(base: Results, new: Results, *, fail: Iterable[str] | Thresholds | N
             change.status, change.fails = REMOVED, not allow_removed
             change.reason = f"missing in {new_label}"
         else:
-            _judge(change, b, n, info, threshold, allow_missing=allow_missing)
+            _judge(change, b, n, info, threshold, allow_missing=allow_missing, band=band)
             if metric == "roundtrip":
                 change.documents = failures.new_roundtrip_docs(tokenizer, suite, subset,
                                                               new.meta)
@@ -520,9 +530,26 @@ def _absent(v: Any) -> bool:
     return v is None or (isinstance(v, float) and not math.isfinite(v))
 
 
+def interval_band(b: Row, n: Row) -> float | None:
+    """Half-width of the interval of the difference of two rows measured on different
+    text (another corpus, another sample): √(h_base² + h_new²) from their confidence
+    intervals (``ci_low``/``ci_high``, independent estimates at the same level), or None
+    when either lacks one."""
+    halves = []
+    for r in (b, n):
+        lo, hi = r.extra.get("ci_low"), r.extra.get("ci_high")
+        if not (is_number(lo) and is_number(hi)):
+            return None
+        halves.append((float(hi) - float(lo)) / 2)
+    if b.extra.get("ci_level") != n.extra.get("ci_level"):
+        return None
+    return math.hypot(*halves)
+
+
 def _judge(change: RowChange, b: Row, n: Row, info: MetricInfo, threshold: Threshold,
-           allow_missing: bool = False) -> None:
-    """Set status, fails and reason of a comparable row."""
+           allow_missing: bool = False, band: float | None = None) -> None:
+    """Set status, fails and reason of a comparable row; ``band``: rows of different
+    text, judged on their intervals (a change inside it is not significant)."""
     bv, nv = b.value, n.value
     if _absent(bv) or _absent(nv):
         where = " and ".join(w for w, v in (("base", bv), ("new", nv)) if _absent(v))
@@ -548,6 +575,11 @@ def _judge(change: RowChange, b: Row, n: Row, info: MetricInfo, threshold: Thres
         if same_within_rounding(bv, nv):
             return
     elif bv == nv:
+        return
+    if band is not None and abs(float(nv) - float(bv)) <= band:
+        change.status = NOT_SIGNIFICANT
+        change.reason = (f"inside the intervals: other text (a changed corpus or another "
+                         f"sample), the change is within ±{band:.4g}")
         return
     if info.direction == "none":
         change.status = CHANGED

@@ -29,7 +29,10 @@ COMPARED_BY_DEFAULT = frozenset({"tokenizer", "backend"})
 NEUTRAL_SETTINGS = frozenset({"throughput_repeats", "throughput_subsets", "threads",
                               "speed_latency_budget_s", "speed_rate_budget_s",
                               "speed_rate_target_ci", "speed_scaling_budget_s",
-                              "speed_budget_scale", "speed_parts"})
+                              "speed_budget_scale", "speed_parts",
+                              # intervals and paired comparisons change no value; a
+                              # precision changes the sample, compared as suite content
+                              "ci", "reference", "precision"})
 
 
 def parse_allow_change(kinds: Iterable[str] | None) -> frozenset[str]:
@@ -72,6 +75,12 @@ class InputCheck:
             if bs and ns and bs != ns:
                 out.append(("suite", f"suite {suite!r} content changed "
                                      f"(sha256 {bs[:12]} → {ns[:12]})", None))
+            else:
+                drawn = [(suite_info(m, suite).sample or {}).get("bytes")
+                         for m in (self.base, self.new)]
+                if drawn[0] != drawn[1]:
+                    out.append(("suite", f"suite {suite!r} is another sample ({drawn[0]} → "
+                                         f"{drawn[1]} bytes drawn)", None))
         base_tok = tokenizer_info(self.base, tokenizer)
         new_tok = tokenizer_info(self.new, tokenizer)
         bt = base_tok.source.sha256
@@ -116,6 +125,12 @@ class InputCheck:
         return [f"{text}; compared as the same tokenizer" if kind in COMPARED_BY_DEFAULT
                 else f"{text}; compared anyway (--allow-change {kind})"
                 for text, kind in self._notes.items()]
+
+    def only_content(self, tokenizer: str, suite: str, metric: str) -> bool:
+        """Whether the suite's content is the only input of the row that differs."""
+        kinds = {kind for kind, _, scope in self._all_changes(tokenizer, suite)
+                 if (scope is None or metric in scope) and kind not in self.allowed}
+        return kinds == {"suite"}
 
     def pair_reasons(self, tokenizer: str, suite: str) -> list[str]:
         """Reasons that concern every row of the pair (not only timings or one metric)."""

@@ -63,6 +63,31 @@ def _count(minimum: int, maximum: int) -> Callable[[Any, str], int]:
     return check
 
 
+def _fraction(value: Any, where: str, allow_none: bool = False, low: float = 0.0
+              ) -> float | str:
+    """A number in (0, 1) given as ``0.95``, ``95%`` or ``95`` (percent when > 1);
+    with ``allow_none`` also the word ``none`` (kept as ``"none"``)."""
+    if allow_none and isinstance(value, str) and value.strip().lower() == "none":
+        return "none"
+    text = value.strip() if isinstance(value, str) else value
+    try:
+        if isinstance(text, str):
+            number = float(text[:-1]) / 100 if text.endswith("%") else float(text)
+        elif isinstance(text, (int, float)) and not isinstance(text, bool):
+            number = float(text)
+        else:
+            raise ValueError
+    except ValueError:
+        number = float("nan")
+    if isinstance(text, (int, float, str)) and not isinstance(text, bool) and 1 < number < 100 \
+            and not str(text).endswith("%"):
+        number /= 100
+    if not (0 < number < 1 and number >= low):
+        extra = " or none" if allow_none else ""
+        raise InputError(f"{where} must be a level like 95% or 0.95{extra}, got {_kind(value)}")
+    return number
+
+
 def _kind(value: Any) -> str:
     if isinstance(value, str):
         return f"the string {value!r}"
@@ -80,6 +105,9 @@ CHECKS: dict[str, Callable[[Any, str], Any]] = {
     "threads": _count(1, 1024),
     "jobs": _count(1, 4096),
     "fertility": _text,  # the convention itself is checked by Settings
+    "ci": lambda v, w: _fraction(v, w, allow_none=True, low=0.5),
+    "reference": _text,
+    "precision": _fraction,
     "morph_gold": _text,  # the file is read (and checked) by the run
 }
 

@@ -42,6 +42,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="also score each tokenizer on gold morpheme segmentations: MorphScore "
                         "and boundary precision/recall/F1 (CSV/TSV word,segmentation like "
                         "un+believ+able, MorphScore's full_word,pt1,rest, or JSONL)")
+    p.add_argument("--ci", metavar="LEVEL", help="confidence level of the intervals of corpus "
+                   "ratios (default 95%%; none: no intervals)")
+    p.add_argument("--reference", metavar="TOKENIZER", help="compare every tokenizer with "
+                   "this one on the same documents (default: each subset's best)")
+    p.add_argument("--precision", metavar="FRACTION", help="with sampled suites (?sample=): "
+                   "read until every ratio's relative interval half-width on all documents "
+                   "is at most this, e.g. 0.1%%")
     p.add_argument("--repeats", type=int, help="timed throughput repeats (default 5, min 1)")
     p.add_argument("--threads", type=int, help="threads for the bulk encode (default 1)")
     p.add_argument("--jobs", "-j", type=int, help="worker processes (default: every usable "
@@ -91,7 +98,9 @@ def main(args: argparse.Namespace) -> int:
                         throughput_repeats=int(conf.get("repeats", 5)),
                         threads=int(conf.get("threads", 1)),
                         fertility=str(conf.get("fertility", "context/words")),
-                        morph_gold=str(conf.get("morph_gold") or ""))
+                        morph_gold=str(conf.get("morph_gold") or ""),
+                        ci=None if conf.get("ci") == "none" else float(conf.get("ci", 0.95)),
+                        reference=conf.get("reference"), precision=conf.get("precision"))
     if settings.morph_gold:  # a bad gold file is said before any progress is drawn
         from tokbench.suites.morph_gold import read_gold
 
@@ -115,6 +124,10 @@ def main(args: argparse.Namespace) -> int:
 
             _prefetch(list(DEFAULT_TOKENIZERS))
         suites, suite_errors = load_suites(conf.get("suites") or DEFAULT_SUITES)
+        if settings.precision is not None and suites:
+            from tokbench.engine.runner import check_precision
+
+            check_precision(suites)
         if not suites:
             more = f" and {len(suite_errors) - 1} more" if len(suite_errors) > 1 else ""
             raise TokbenchError(f"no suite could be loaded ({suite_errors[0].suite}: "
@@ -256,7 +269,7 @@ def _print_summary(con: Any, results: Any, focus: dict[str, str] | None) -> None
     from tokbench.metrics import SUMMARY_RUN, summary_metrics
     from tokbench.metrics.trust import Trust
     from tokbench.metrics.verdict import verdict
-    from tokbench.render.tables import format_value, left_out_text, tokenizer_order
+    from tokbench.render.tables import format_cell, left_out_text, tokenizer_order
 
     print_verdict(con, verdict(results))
     toks = tokenizer_order(results)
@@ -269,10 +282,12 @@ def _print_summary(con: Any, results: Any, focus: dict[str, str] | None) -> None
             con.print(f"[yellow]suite {escape(suite)}:[/] {escape(left_out)}", highlight=False)
         subset = (focus or {}).get(suite, "all")
         values: dict[str, dict[str, Any]] = {}
+        extras: dict[str, dict[str, Any]] = {}
         failed: dict[str, int] = {}  # documents left out of a tokenizer's values
         for r in results.rows:
             if r.suite == suite and r.subset == subset and r.metric in headline:
                 values.setdefault(r.metric, {})[r.tokenizer] = r.value
+                extras.setdefault(r.metric, {})[r.tokenizer] = r.extra
                 failed[r.tokenizer] = int(r.extra.get("failed_docs") or 0)
         if not values:
             continue
@@ -286,7 +301,8 @@ def _print_summary(con: Any, results: Any, focus: dict[str, str] | None) -> None
             symbols += [c.symbols for c in flags.values()]
             # the symbol before the value, so the digits of a column stay aligned
             texts[m] = {tok: (flags[tok].symbols if tok in flags else "")
-                        + format_value(values[m].get(tok), headline[m]) for tok in toks}
+                        + format_cell(values[m].get(tok), headline[m], extras[m].get(tok))
+                        for tok in toks}
         columns = []
         for m in metrics:
             header = headline[m].header

@@ -12,6 +12,7 @@ bad document is recorded as that document's failure while the run goes on.
 
 from __future__ import annotations
 
+import math
 import statistics
 import time
 import uuid
@@ -32,7 +33,9 @@ from tokbench.errors import InputError, TokbenchError, tokenizer_raised
 from tokbench.metrics import metrics_of, resolve_families
 from tokbench.metrics.base import MetricContext
 from tokbench.metrics.compute import evaluate, ratio
+from tokbench.metrics.confidence import add_intervals, add_paired, moment_stats
 from tokbench.metrics.fairness import fairness_rows
+from tokbench.metrics.intervals import Design
 from tokbench.metrics.stats import SubsetStats, UnitStats, collectors_for
 from tokbench.record import Failure, RunError, RunMeta, SuiteInfo, TokenizerInfo
 from tokbench.results import Results, Row
@@ -55,6 +58,8 @@ __all__ = ["ALL", "DEFAULT_SUITES", "DEFAULT_TOKENIZERS", "PIVOT", "VOCAB_SUITE"
            "run"]
 
 THROUGHPUT_SAMPLE_BYTES = 256 * 1024
+#: a corpus read to a precision starts with at least this many blocks
+MIN_PRECISION_BLOCKS = 30
 
 
 @dataclass
@@ -74,11 +79,25 @@ class Settings:
     threads: int = 1
     fertility: str = "context/words"  # see tokbench.metrics.conventions
     morph_gold: str = ""  # a gold segmentation file (tokbench.suites.morph_gold), scored too
+    #: confidence level of the intervals of corpus ratios (None: no intervals)
+    ci: float | None = 0.95
+    #: paired comparisons against this tokenizer (None: each subset's best)
+    reference: str | None = None
+    #: sampled streamed suites read until every ratio's relative half-width is at most this
+    precision: float | None = None
 
     def __post_init__(self) -> None:
         from tokbench.metrics.conventions import FertilityConvention
 
         self.fertility = str(FertilityConvention.parse(self.fertility))
+        for name in ("ci", "precision"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(
+                    value, (int, float)) or not 0 < value < 1):
+                raise InputError(f"{name} must be a number between 0 and 1 (exclusive) or "
+                                 f"none, got {value!r}")
+        if self.precision is not None and self.ci is None:
+            raise InputError("precision needs intervals; drop --ci none or --precision")
         if not isinstance(self.premium_join, bool):
             raise InputError(f"premium_join must be true or false, got {self.premium_join!r}")
         for name, low in (("throughput_repeats", 1), ("threads", 1)):
@@ -103,12 +122,14 @@ class Timings:
     measure: float = 0.0
     read: float = 0.0
     load: float = 0.0
+    intervals: float = 0.0  # moments in the workers and intervals at the end
     wall: float = 0.0
     extra: dict[str, float] = field(default_factory=dict)
 
     def add(self, worker: dict[str, float]) -> None:
         for k in ("encode", "decode", "words", "measure", "read"):
             setattr(self, k, getattr(self, k) + worker.get(k, 0.0))
+        self.intervals += worker.get("moments", 0.0)
 
     def to_dict(self, wall0: float) -> dict[str, float]:
         self.wall = time.perf_counter() - wall0
@@ -194,10 +215,15 @@ class _Plan:
     shards: list[Any]
     progress: SuiteProgress
     subset_by: str
+    moments: tuple[str, ...] = ()
+    #: shards [0, limit) are read (None: all); a plan read to a precision is ``settled``
+    #: once its intervals are narrow enough or its corpus is read
+    limit: int | None = None
+    settled: bool = True
 
     @property
     def finished(self) -> bool:
-        return len(self.progress.done) == len(self.shards)
+        return self.settled and len(self.progress.done) == len(self.shards[:self.limit])
 
 
 class _Run:
@@ -237,14 +263,25 @@ class _Run:
         meta.tokenizers = {}
         meta.errors = []
         meta.warnings = _suite_warnings(suites, self.families)
+        if self.settings.precision is not None:
+            check_precision(suites)
+            meta.warnings += [f"suite {s.name!r} is sampled once (?sample=); --precision "
+                              "reads more only of streamed corpora (text: files)"
+                              for s in suites if "sample" in s.meta and not hasattr(s, "order")]
         meta.executor = {"kind": type(executor).__name__, "workers": executor.workers}
         self._load_tokenizers(tok_specs)
+        ref = self.settings.reference
+        if ref is not None and ref not in self.toks:
+            from tokbench.errors import UnknownNameError
+
+            raise UnknownNameError("reference tokenizer", ref, list(self.toks),
+                                   hint="--reference names one of the run's tokenizers")
         if resume is not None:
             state.load()
         vocab = "tokenizer" in self.families
         plans = [self._plan(s, resume, state, executor.workers) for s in suites]
-        total = sum(sum(sh.nbytes for i, sh in enumerate(p.shards) if i not in p.progress.done)
-                    for p in plans)
+        total = sum(sum(sh.nbytes for i, sh in enumerate(p.shards[:p.limit])
+                        if i not in p.progress.done) for p in plans)
         self.notify("start", {"units": len(self.toks) * (len(suites) + vocab), "bytes": total})
         pending = [p for p in plans if p.tokenizers and not p.finished]
         run_id = uuid.uuid4().hex
@@ -296,6 +333,18 @@ class _Run:
 
     def _work(self, plans: list[_Plan], executor: Executor, state: RunState, run_id: str
               ) -> None:
+        self._map(plans, executor, state, run_id)
+        while True:  # plans read to a precision: read more of the same order until it holds
+            rounds = [p for p in plans if not p.settled]
+            for p in rounds:
+                self._next_round(p, state)
+            rounds = [p for p in rounds if not p.settled]
+            if not rounds:
+                return
+            self._map(rounds, executor, state, run_id)
+
+    def _map(self, plans: list[_Plan], executor: Executor, state: RunState, run_id: str
+             ) -> None:
         by_suite = {p.suite.name: p for p in plans}
         for result in executor.map(self._tasks(plans, run_id)):
             plan = by_suite[result.suite]
@@ -305,6 +354,32 @@ class _Run:
             if plan.finished:
                 self._finish(plan, state)
 
+    def _next_round(self, plan: _Plan, state: RunState) -> None:
+        """Settle a plan read to a precision, or read more: the number of blocks the
+        widest interval says is needed (at least 1.2 and at most 4 times as many), so
+        the blocks read depend only on the values, not on how shards were scheduled."""
+        from tokbench.metrics.confidence import widest_relative
+
+        target = self.settings.precision
+        assert target is not None and self.settings.ci is not None
+        n = len(plan.shards[:plan.limit])
+        suite: Any = plan.suite
+        suite.drawn = n
+        moments = plan.progress.moments.get(ALL)
+        worst = None if moments is None else widest_relative(
+            moments, plan.tokenizers, metrics_of(plan.families), _design(suite),
+            self.settings.ci)
+        info = self.results.meta.suites[suite.name]
+        done = worst is not None and worst <= target
+        if done or n >= len(plan.shards):
+            plan.settled = True
+            info.sample = {**suite.sample_info(), "precision": target,
+                           "reached": done, "relative_half_width": worst}
+            self._finish(plan, state)
+            return
+        grow = 4.0 if worst is None else min(4.0, max(1.2, 1.1 * (worst / target) ** 2))
+        plan.limit = min(len(plan.shards), math.ceil(n * grow))
+
     def _pinned(self, name: str) -> object:
         """How a worker loads tokenizer ``name``: a spec of a file is pinned to the hash
         this run recorded."""
@@ -313,11 +388,15 @@ class _Run:
 
     def _tasks(self, plans: list[_Plan], run_id: str) -> Iterator[ShardTask]:
         for p in plans:
-            for i, source in enumerate(p.shards):
+            for i, source in enumerate(p.shards[:p.limit]):
                 if i not in p.progress.done:
+                    stratum = getattr(source, "stratum", None)
+                    unit = ("shard" if stratum is not None
+                            else "align" if p.suite.parallel else "doc")
                     yield ShardTask(run_id, p.suite.name, i, source, tuple(p.tokenizers),
                                     p.collectors, p.subset_by, p.suite.parallel,
-                                    self.settings.threads, self.settings.fertility)
+                                    self.settings.threads, self.settings.fertility,
+                                    p.moments, unit, stratum or "")
 
     def _absorb(self, plan: _Plan, r: ShardResult) -> None:
         prog = plan.progress
@@ -330,6 +409,11 @@ class _Run:
             prog.counts[k] = prog.counts.get(k, 0) + v
         prog.languages.update(r.languages)
         prog.segmenters.update(r.segmenters)
+        for key, m in r.moments.items():
+            if key in prog.moments:
+                prog.moments[key].merge(m)
+            else:
+                prog.moments[key] = m
         prog.done.add(r.index)
         self.timings.add(r.timings)
 
@@ -387,8 +471,17 @@ class _Run:
                        suite=suite.sha256, settings=self.settings.to_dict(),
                        collectors=sorted(collectors), shard_bytes=shard_bytes,
                        subset_by=subset_by, version=__version__)
-        return _Plan(suite, families, frozenset(collectors), todo, shards,
-                     state.progress(suite.name, key), subset_by)
+        stats = moment_stats(metrics, collectors) if self.settings.ci is not None else ()
+        plan = _Plan(suite, families, frozenset(collectors), todo, shards,
+                     state.progress(suite.name, key), subset_by, stats)
+        if self.settings.precision is not None and hasattr(suite, "order"):
+            sampled: Any = suite
+            plan.shards = sampled.order()
+            strata = len(sampled.population)
+            plan.limit = min(len(plan.shards), max(sampled.initial_size(), 2 * strata,
+                                                   MIN_PRECISION_BLOCKS))
+            plan.settled = False
+        return plan
 
     def _copy_unit_meta(self, resume: Results | None, name: str, suite: AnySuite) -> None:
         """What a reused unit recorded besides rows: failure counts, segmenters."""
@@ -428,6 +521,7 @@ class _Run:
         self.segmenters.update(prog.segmenters)
         prefix = _subset_prefix(suite, plan.subset_by)
         metrics = metrics_of(plan.families)
+        measured: list[Row] = []
         for name in plan.tokenizers:
             tok = self.toks[name]
             stats = prog.stats.get(name, UnitStats())
@@ -447,12 +541,31 @@ class _Run:
                     sorted(stats.failure_counts.items()))
                 self.results.meta.failure_counts = self.failure_counts
             self.results.rows.extend(rows)
+            measured.extend(rows)
             if "throughput" not in plan.families:
                 self.finished_units.append([name, suite.name])
             self.notify("unit", {"tokenizer": name, "suite": suite.name})
             self.notify("advance", {"steps": 1})
+        self._intervals(plan, measured, prefix)
         state.finished(suite.name)
         self._checkpoint()
+
+    def _intervals(self, plan: _Plan, rows: list[Row], prefix: str | None) -> None:
+        """Confidence intervals and paired comparisons of the suite's ratio rows."""
+        level = self.settings.ci
+        if level is None or not plan.moments:
+            return
+        t0 = time.perf_counter()
+        moments = {}
+        for key, m in plan.progress.moments.items():
+            subset = _subset_name(key, prefix)
+            if subset is not None:
+                moments[subset] = m
+        infos = {m.name: m for m in metrics_of(plan.families)}
+        design = _design(plan.suite)
+        add_intervals(rows, moments, infos, design, level)
+        add_paired(rows, moments, infos, design, level, self.settings.reference)
+        self.timings.intervals += time.perf_counter() - t0
 
     def _describe_suite(self, plan: _Plan) -> None:
         """Fill in what only reading the suite tells: documents, languages, what was left
@@ -633,6 +746,33 @@ def _metric_rows(tok: str, suite: str, subset: str, stats: SubsetStats, metrics:
     extra = {"failed_docs": failed} if failed else {}
     return [Row(tok, suite, subset, m, v, dict(extra)) for m, v in values.items()
             if v is not None]
+
+
+def check_precision(suites: Sequence[AnySuite]) -> None:
+    """A precision needs a sampled streamed corpus to read more of."""
+    if not any(hasattr(s, "order") for s in suites):
+        raise InputError("--precision reads a sample of a streamed corpus until its "
+                         "intervals are narrow enough: add ?sample=SIZE to a text: "
+                         "suite (e.g. -s 'text:DIR?sample=1%')")
+
+
+def _design(suite: AnySuite) -> Design:
+    """How the suite's units were drawn (a sample's design, else the suite read whole)."""
+    sample = suite.describe().get("sample") if hasattr(suite, "sample_info") else \
+        suite.meta.get("sample")
+    if isinstance(sample, dict) and "strata" in sample:
+        strata = sample["strata"]
+        return Design({h: v[0] / v[1] for h, v in strata.items() if v[1]},
+                      "delta method; stratified sample of blocks (clusters of documents), "
+                      "totals from each stratum's bytes",
+                      size={h: float(v[2]) for h, v in strata.items()})
+    if isinstance(sample, dict):
+        unit = str(sample["method"]).split("unit: ")[-1]
+        return Design({"": sample["units"] / sample["population_units"]},
+                      f"delta method; simple random sample; unit: {unit}")
+    if suite.parallel:
+        return Design(None, "delta method; unit: the translations of one text")
+    return Design(None, "delta method; unit: a document")
 
 
 def _subset_prefix(suite: AnySuite, subset_by: str) -> str | None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tokbench.metrics.intervals import Moments
 from tokbench.metrics.stats import UnitStats
 
 STATE_VERSION = 1
@@ -39,19 +40,23 @@ class SuiteProgress:
     counts: dict[str, int] = field(default_factory=dict)
     languages: set[str] = field(default_factory=set)
     segmenters: dict[str, str | None] = field(default_factory=dict)
+    #: subset -> moments of every tokenizer's variables (confidence intervals)
+    moments: dict[str, Moments] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {"key": self.key, "done": sorted(self.done),
                 "stats": {k: v.to_dict() for k, v in sorted(self.stats.items())},
                 "counts": dict(sorted(self.counts.items())), "languages": sorted(self.languages),
-                "segmenters": dict(sorted(self.segmenters.items()))}
+                "segmenters": dict(sorted(self.segmenters.items())),
+                "moments": {k: v.to_dict() for k, v in sorted(self.moments.items())}}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> SuiteProgress:
         return cls(str(d["key"]), {int(i) for i in d["done"]},
                    {k: UnitStats.from_dict(v) for k, v in d["stats"].items()},
                    {k: int(v) for k, v in d["counts"].items()}, set(d["languages"]),
-                   dict(d["segmenters"]))
+                   dict(d["segmenters"]),
+                   {k: Moments.from_dict(v) for k, v in d.get("moments", {}).items()})
 
 
 class RunState:

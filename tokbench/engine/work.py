@@ -21,14 +21,17 @@ import numpy as np
 from tokbench.constants import ALL
 from tokbench.errors import InputError, TokbenchError, tokenizer_raised
 from tokbench.metrics.compute import (
+    DocCounts,
     SuiteLayout,
     TokenTable,
     classify_roundtrip,
+    doc_columns,
     measure_documents,
     subset_sums,
 )
 from tokbench.metrics.conventions import DEFAULT as DEFAULT_CONVENTION
 from tokbench.metrics.conventions import FertilityConvention, Span, count_alone, word_spans
+from tokbench.metrics.intervals import SIZE, Moments, unit_rows, var_name
 from tokbench.metrics.stats import FailureExample, UnitStats, bound_failures
 from tokbench.record import Failure
 from tokbench.suites.model import Document
@@ -45,6 +48,10 @@ class ShardTask:
 
     ``subset_by`` is ``lang``, ``domain`` or ``both`` (a streaming suite whose breakdown
     is decided once its languages are known; keys are then ``lang:X`` / ``domain:X``).
+    ``moments`` names the statistics whose moments the confidence intervals need
+    (``tokbench.metrics.intervals``; empty: none); ``unit`` is what one sampled unit is:
+    ``doc``, ``align`` (the translations of one text) or ``shard`` (this whole shard, a
+    block of a sampled corpus) and ``stratum`` the stratum it was drawn from.
     """
 
     run_id: str
@@ -57,6 +64,9 @@ class ShardTask:
     parallel: bool
     threads: int = 1
     fertility: str = "context/words"  # FertilityConvention, as text
+    moments: tuple[str, ...] = ()
+    unit: str = "doc"
+    stratum: str = ""
     #: what to do with the shard: "metrics", or "module:function" taking (task, toolkit)
     #: and returning a ShardResult (``tokbench parity`` uses this); ``options`` are its own
     job: str = "metrics"
@@ -80,6 +90,7 @@ class ShardResult:
     segmenters: dict[str, str | None] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
     host: str = ""
+    moments: dict[str, Moments] = field(default_factory=dict)  # subset -> every tokenizer's
     payload: Any = None  # what a job other than "metrics" returns
 
 
@@ -182,11 +193,44 @@ def process_shard(task: ShardTask) -> ShardResult:
 
         variants = make_variants(texts, [d.lang for d in docs], [d.id for d in docs])
     stats = {}
+    columns = []
     for name in task.tokenizers:
-        stats[name] = _measure(task, docs, texts, layout, groups, toolkit.tokenizers[name],
-                               toolkit.tables[name], name, timings, conv, spans, variants)
-    return ShardResult(task.suite, task.index, task.nbytes, stats, counts,
-                       sorted({d.lang for d in docs}), segmenters, timings, platform.node())
+        stats[name], doc_counts = _measure(task, docs, texts, layout, groups,
+                                           toolkit.tokenizers[name], toolkit.tables[name],
+                                           name, timings, conv, spans, variants)
+        if task.moments:
+            columns.append(doc_columns(doc_counts, task.moments))
+    result = ShardResult(task.suite, task.index, task.nbytes, stats, counts,
+                         sorted({d.lang for d in docs}), segmenters, timings, platform.node())
+    if task.moments:
+        t0 = time.perf_counter()
+        result.moments = shard_moments(task, docs, groups, columns)
+        timings["moments"] = time.perf_counter() - t0
+    return result
+
+
+def shard_moments(task: ShardTask, docs: list[Document], groups: dict[str, np.ndarray],
+                  columns: list[np.ndarray]) -> dict[str, Moments]:
+    """Each subset's moments over its units (``task.unit``), every tokenizer's variables
+    side by side so that tokenizers can be compared on the same units."""
+    names = [var_name(t, s) for t in task.tokenizers for s in task.moments]
+    table = np.concatenate(columns, axis=1) if columns else np.zeros((len(docs), 0), np.int64)
+    units: np.ndarray | None = None
+    if task.unit == "align":
+        units = np.asarray([d.align if d.align is not None else f"\0{i}"
+                            for i, d in enumerate(docs)], dtype=object)
+    if task.unit == "shard":  # a block of a sampled corpus: its size is known in advance
+        names.append(SIZE)
+        table = np.concatenate([table, np.zeros((len(docs), 1), np.int64)], axis=1)
+    out = {}
+    for subset, idx in groups.items():
+        if task.unit == "shard":
+            rows = table[idx].sum(axis=0, keepdims=True)
+            rows[0, -1] = task.nbytes
+        else:
+            rows = unit_rows(table[idx], None if units is None else units[idx])
+        out[subset] = Moments.of_units(names, rows, [task.stratum] * rows.shape[0])
+    return out
 
 
 def _layout(docs: list[Document], collectors: frozenset[str], conv: FertilityConvention,
@@ -282,7 +326,8 @@ def _measure(task: ShardTask, docs: list[Document], texts: list[str], layout: Su
              groups: dict[str, np.ndarray], tok: Tokenizer, table: TokenTable, name: str,
              timings: dict[str, float], conv: FertilityConvention = DEFAULT_CONVENTION,
              spans: list[Sequence[Span] | None] | None = None,
-             variants: dict[str, list[Variant | None]] | None = None) -> UnitStats:
+             variants: dict[str, list[Variant | None]] | None = None
+             ) -> tuple[UnitStats, DocCounts]:
     t0 = time.perf_counter()
     # every token needs a span for words and digit runs; otherwise only the tokens of
     # documents with unknown tokens do (unk_chars): those few documents are encoded
@@ -357,4 +402,4 @@ def _measure(task: ShardTask, docs: list[Document], texts: list[str], layout: Su
         out.failure_counts[kind] = out.failure_counts.get(kind, 0) + 1
     out.failures = bound_failures(failures)
     timings["measure"] = timings.get("measure", 0.0) + time.perf_counter() - t0
-    return out
+    return out, counts

@@ -75,7 +75,10 @@ class MetricInfo:
     timings, whose changes are judged against their measured spread. ``needs`` names
     the statistics (see ``tokbench.metrics.stats.COLLECTORS``) the formula reads, so a
     run collects only what the chosen metrics need. Metrics without ``compute`` are
-    produced by a dedicated step (premium, throughput, vocabulary facts). ``tolerance``
+    produced by a dedicated step (premium, throughput, vocabulary facts). ``ratio``
+    names the sums a corpus ratio divides (numerator, denominator; each a tuple of
+    statistics added together): such a metric gets a confidence interval and paired
+    comparisons (``tokbench.metrics.intervals``). ``tolerance``
     widens the relative change a noisy timing (a tail latency, a load time) must
     exceed before ``compare`` fails it.
 
@@ -101,6 +104,7 @@ class MetricInfo:
     tolerance: float | None = None  # timings: relative change that fails (None: compare's default)
     family: str = ""
     needs: tuple[str, ...] = ()
+    ratio: tuple[tuple[str, ...], tuple[str, ...]] | None = None
     compute: Formula | None = field(default=None, compare=False, repr=False)
     percent: bool = False
     label: str = ""

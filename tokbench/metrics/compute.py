@@ -515,6 +515,32 @@ def subset_sums(c: DocCounts, idx: np.ndarray, collectors: set[str]) -> SubsetSt
     return out
 
 
+def doc_columns(c: DocCounts, stats: Sequence[str]) -> np.ndarray:
+    """Per-document values of ``stats`` (documents × stats), counted as ``subset_sums``
+    counts them: 0 for a document that failed, and for the word statistics 0 for one
+    without a segmenter; summed over a subset's documents they give its sums."""
+    ok = c.ok.astype(np.int64)
+    seg = ok * (c.words >= 0)
+    word_tokens = c.tokens if c.word_tokens is None else c.word_tokens
+    plain = {"ok": ok, "tokens": c.tokens, "bytes": c.bytes, "chars": c.chars, "unk": c.unk,
+             "fallback": c.fallback, "byte_tokens": c.byte_tokens,
+             "roundtrip": c.roundtrip.astype(np.int64), "unk_chars": c.unk_chars,
+             "digits": c.digits, "digit_tokens": c.digit_tokens}
+    words = {"seg_tokens": word_tokens, "words": c.words, "continued": c.continued,
+             "single_words": c.single}
+    out = np.zeros((ok.size, len(stats)), dtype=np.int64)
+    for k, stat in enumerate(stats):
+        if stat in plain:
+            out[:, k] = ok * plain[stat]
+        elif stat in words:
+            out[:, k] = seg * words[stat]
+        elif stat in RUN_KINDS:
+            out[:, k] = ok * c.runs[:, RUN_KINDS.index(stat)]
+        else:
+            raise KeyError(f"no per-document values of {stat!r}")
+    return out
+
+
 def evaluate(stats: SubsetStats, metrics: Sequence[MetricInfo], ctx: MetricContext
              ) -> dict[str, Any]:
     """Values of the corpus ``metrics`` from one subset's merged statistics."""

@@ -160,7 +160,25 @@ def _cost_line(results: Results, trust: Trust, suite: str, subset: str = ALL
     if line.margin is not None and line.margin < TIE and line.runner_up is not None:
         line.caveats.append(f"a near tie with {line.runner_up.tokenizer} "
                             f"(within {100 * TIE:.0f}%)")
+    elif winner is not None and line.runner_up is not None:
+        same = _indistinct(results, suite, subset, line.runner_up.tokenizer, winner.tokenizer)
+        if same:
+            line.caveats.append(f"not distinguishable from {line.runner_up.tokenizer} on these "
+                                f"documents ({same})")
     return line
+
+
+def _indistinct(results: Results, suite: str, subset: str, tokenizer: str, best: str
+                ) -> str | None:
+    """The paired interval of ``tokenizer``'s chars_per_token over ``best``'s when it holds
+    1 (``tokbench.metrics.confidence``), else None."""
+    key = (tokenizer, suite, subset, "chars_per_token")
+    for r in results.rows:
+        if r.key == key and r.extra.get("vs") == best and r.extra.get("vs_distinct") is False:
+            return (f"paired {100 * float(r.extra.get('ci_level', 0.95)):.0f}% interval "
+                    f"of the ratio {float(r.extra['vs_low']):.4f}–"
+                    f"{float(r.extra['vs_high']):.4f}")
+    return None
 
 
 def _languages(results: Results, trust: Trust, suite: str, line: Line) -> None:

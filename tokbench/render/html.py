@@ -31,7 +31,7 @@ from tokbench.render.tables import (
     ALL,
     Table,
     build_tables,
-    cell_text,
+    format_cell,
     left_out_text,
     summary_table,
     tokenizer_order,
@@ -157,8 +157,8 @@ def _is_number(v: Any) -> bool:
 
 
 def _value_cell(value: Any, info: MetricInfo, best: bool, caveat: Caveat | None = None,
-                failed: int = 0) -> str:
-    text = esc(cell_text(value, info, failed))
+                extra: dict[str, Any] | None = None, failed: int = 0) -> str:
+    text = esc(format_cell(value, info, extra, failed))
     if not _is_number(value):
         return f'<td class="num missing" data-v="">{text}</td>'
     if caveat is not None:
@@ -200,6 +200,7 @@ def leaderboard(t: Table, caption: str) -> str:
             cells.append(_value_cell(t.cells.get(info.name, {}).get(tok), info,
                                      tok in t.best.get(info.name, set()),
                                      t.flags.get(info.name, {}).get(tok),
+                                     t.extra.get(info.name, {}).get(tok),
                                      t.failed.get(info.name, {}).get(tok, 0)))
         rows.append("<tr>" + "".join(cells) + "</tr>")
     return (f'<div class="tablewrap"><table class="sortable leaderboard">'
@@ -220,8 +221,9 @@ def metric_table(t: Table, label: str) -> str:
         values = t.cells.get(subset, {})
         best = t.best.get(subset, set())
         flags = t.flags.get(subset, {})
+        extras = t.extra.get(subset, {})
         failed = t.failed.get(subset, {})
-        cells += [_value_cell(values.get(tok), info, tok in best, flags.get(tok),
+        cells += [_value_cell(values.get(tok), info, tok in best, flags.get(tok), extras.get(tok),
                               failed.get(tok, 0))
                   for tok in t.tokenizers]
         (pinned if subset == ALL else rows).append("<tr>" + "".join(cells) + "</tr>")

@@ -8,6 +8,7 @@ from tokbench.metrics.fairness import WORST
 from tokbench.metrics.trust import legend as trust_legend
 from tokbench.metrics.verdict import verdict
 from tokbench.render.tables import (
+    INTERVAL_LEGEND,
     Table,
     build_tables,
     left_out_text,
@@ -64,6 +65,8 @@ def render_markdown(results: Results, plots: list[str] | None = None) -> str:
     out.append("↑ higher is better, ↓ lower is better; the best value of each row is **bold** "
                "(never a value marked † or ‡).")
     out += verdict_markdown(verdict(results), md_text)
+    if any("ci_method" in r.extra for r in results.rows):
+        out += ["", md_text(INTERVAL_LEGEND) + "."]
     out.append("")
     out += ["## Tokenizers", "", "| name | backend | version | vocab | source | sha256 |",
             "|---|---|---|---:|---|---|"]

@@ -34,11 +34,15 @@ class Table:
     flags: dict[str, dict[str, Caveat]] = field(default_factory=dict)
     #: ``failed[subset][tokenizer]``: documents left out of that value (they failed)
     failed: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: ``extra[subset][tokenizer]``: the row's detail (interval, paired comparison)
+    extra: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
 
     def text(self, subset: str, tokenizer: str, info: MetricInfo | None = None) -> str:
-        """A cell's value as shown, and how many documents failed when any did."""
-        return cell_text(self.cells.get(subset, {}).get(tokenizer), info or self.metric,
-                         self.failed.get(subset, {}).get(tokenizer, 0))
+        """A cell as shown: the value, documents that failed, its interval and paired
+        marks (``format_cell``)."""
+        return format_cell(self.cells.get(subset, {}).get(tokenizer), info or self.metric,
+                           self.extra.get(subset, {}).get(tokenizer, {}),
+                           self.failed.get(subset, {}).get(tokenizer, 0))
 
     def symbol(self, subset: str, tokenizer: str) -> str:
         """The caveat symbols of one cell (``"†"``, ``"‡"``), or ""."""
@@ -99,6 +103,8 @@ def build_tables(results: Results, suites: Sequence[str] | None = None,
             t.cells.setdefault(r.subset, {})[r.tokenizer] = r.value
             if r.extra.get("failed_docs"):
                 t.failed.setdefault(r.subset, {})[r.tokenizer] = int(r.extra["failed_docs"])
+            if r.extra:
+                t.extra.setdefault(r.subset, {})[r.tokenizer] = r.extra
         for subset in t.subsets:
             cells = t.cells.get(subset, {})
             failed = t.failed.get(subset, {})
@@ -127,6 +133,7 @@ def summary_table(results: Results, suite: str, subset: str = ALL) -> Table | No
         t.failed[name] = tab.failed.get(subset, {})
         if subset in tab.flags:
             t.flags[name] = tab.flags[subset]
+        t.extra[name] = tab.extra.get(subset, {})
     t.tokenizers = [x for x in toks if any(x in c for c in t.cells.values())]
     return t
 
@@ -171,6 +178,43 @@ def cell_text(value: Any, info: MetricInfo, failed: int = 0) -> str:
     the value (a rate over the rest must not pass for one over every document)."""
     text = format_value(value, info)
     return f"{text} ({failed:,} failed)" if failed and value is not None else text
+
+
+#: marks of ``format_cell``, explained under every table that uses them
+SAME_MARK = "≈"
+FEW_MARK = "°"
+INTERVAL_LEGEND = (f"± is the half-width of the 95% confidence interval (level in results.json); "
+                   f"{SAME_MARK}: not distinguishable from the best (paired interval of the ratio "
+                   f"holds 1); {FEW_MARK}: too few documents for an interval")
+
+
+def format_cell(value: Any, info: MetricInfo, extra: dict[str, Any] | None = None,
+                failed: int = 0) -> str:
+    """A value with its interval half-width (``1.3051 ± 0.0040``), ``≈`` when a paired
+    comparison cannot tell it from the best, ``°`` when there were too few documents
+    (after ``cell_text``'s count of ``failed`` documents)."""
+    extra = extra or {}
+    plain = text = format_value(value, info)
+    low, high = extra.get("ci_low"), extra.get("ci_high")
+    if isinstance(low, (int, float)) and isinstance(high, (int, float)) and value is not None:
+        half = (high - low) / 2
+        if info.percent:
+            text = f"{text[:-1]} ± {100 * half:.2f}%"
+        else:
+            text = f"{text} ± {_half(half, info)}"
+    elif str(extra.get("ci_method", "")).startswith("none"):
+        text += f" {FEW_MARK}"
+    text = cell_text(value, info, failed).replace(plain, text, 1)
+    if extra.get("vs_distinct") is False and extra.get("vs_ratio") != 1:
+        text += f" {SAME_MARK}"  # (an equal value is no difference to tell apart)
+    return text
+
+
+def _half(half: float, info: MetricInfo) -> str:
+    """A half-width to the value's decimals, or two significant digits when smaller."""
+    if half >= 10 ** -info.decimals or half == 0:
+        return f"{half:.{info.decimals}f}"
+    return f"{half:.2g}"
 
 
 def _metric_order() -> list[str]:

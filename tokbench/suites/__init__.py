@@ -53,7 +53,7 @@ SCHEMES.register("code", "tokbench.suites.external:load_code")
 SCHEMES.register("hf-dataset", "tokbench.suites.external:load_hf_dataset", aliases=("hf",))
 SCHEMES.register("manifest", "tokbench.suites.external:load_manifest_dir")
 
-GENERIC_OPTIONS = ("errors", "languages", "domains", "limit", "name")
+GENERIC_OPTIONS = ("errors", "languages", "domains", "limit", "name", "sample")
 
 __all__ = ["BUILTIN_SUITES", "SCHEMES", "SUITES", "Document", "Suite", "list_suites",
            "load_suite", "load_suites", "parse_suite_spec"]
@@ -180,6 +180,19 @@ def _select(suite: Suite | StreamingSuite, options: dict[str, Any], where: str
     return dataclasses.replace(suite, name=name or suite.name, documents=docs, meta=meta)
 
 
+def _sample(suite: Suite | StreamingSuite, options: dict[str, Any], where: str
+            ) -> Suite | StreamingSuite:
+    """Apply the generic ``sample`` (``1%``, ``50MB``) and ``seed`` options."""
+    from tokbench.suites.sample import SampleSpec, sample_suite
+
+    opts = Options(where, options)
+    size = opts.get_str("sample")
+    seed = opts.get_int("seed", 0)
+    opts.finish()
+    assert size is not None
+    return sample_suite(suite, SampleSpec.parse(size, seed, where))
+
+
 def _check_present(suite: Suite | StreamingSuite, wanted: list[str], have: list[str]
                    ) -> None:
     missing = [x for x in wanted if x not in have]
@@ -211,6 +224,8 @@ def load_suite(spec: str | Suite | StreamingSuite, *, errors: str | None = None,
         merged["errors"] = errors
     errors_value = check_errors(str(merged.pop("errors", "strict")))
     generic = {k: merged.pop(k) for k in GENERIC_OPTIONS[1:] if k in merged}
+    if "sample" in generic and "seed" in merged:  # with sample=, seed= seeds the sample
+        generic["seed"] = merged.pop("seed")
     if scheme is None:
         if target not in SUITES:
             hint = ("for a file or folder use text:PATH, code:DIR or flores200:DIR"
@@ -220,7 +235,10 @@ def load_suite(spec: str | Suite | StreamingSuite, *, errors: str | None = None,
     else:
         loader = SCHEMES.get(scheme)
         suite = _call(loader, f"{scheme}:{target}", target, errors=errors_value, **merged)
+    sampling: dict[str, Any] = {k: generic.pop(k) for k in ("sample", "seed") if k in generic}
     suite = _select(suite, generic, f"suite {spec!r}")
+    if sampling:
+        suite = _sample(suite, sampling, f"suite {spec!r}")
     if isinstance(suite, StreamingSuite):
         if suite.files and suite.nbytes == 0:
             raise InputError(f"suite {spec!r} has no documents (its files are empty)")

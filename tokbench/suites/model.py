@@ -143,15 +143,21 @@ class Suite:
 
     def plan_shards(self, workers: int) -> tuple[list[Shard], int]:
         """Consecutive documents of about ``MAX_SHARD_BYTES`` (fewer bytes for a small suite
-        on many workers, never under ``MIN_SHARD_BYTES``)."""
+        on many workers, never under ``MIN_SHARD_BYTES``); the translations of one text of
+        a parallel suite are one unit (of its intervals), never cut apart."""
         docs = self.documents
+        if self.parallel:
+            order = {k: i for i, k in enumerate(dict.fromkeys(d.align for d in docs))}
+            docs = sorted(docs, key=lambda d: order[d.align])
         sizes = [len(d.text.encode("utf-8")) for d in docs]
         target = min(MAX_SHARD_BYTES, max(MIN_SHARD_BYTES, sum(sizes) // max(1, 4 * workers)))
         shards: list[Shard] = []
         start = acc = 0
         for i, n in enumerate(sizes):
             acc += n
-            if acc >= target:
+            if acc >= target and (not self.parallel or i + 1 == len(docs)
+                                  or docs[i + 1].align is None
+                                  or docs[i + 1].align != docs[i].align):
                 shards.append(InlineDocs(tuple(docs[start:i + 1]), acc))
                 start, acc = i + 1, 0
         if start < len(docs):
@@ -192,6 +198,7 @@ class Suite:
             "languages": self.languages(),
             "bytes": sum(len(d.text.encode("utf-8")) for d in self.documents),
             "left_out": self.left_out(),
+            **({"sample": self.meta["sample"]} if "sample" in self.meta else {}),
         }
 
     def left_out(self) -> dict[str, int]:
