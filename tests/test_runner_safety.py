@@ -66,7 +66,7 @@ def test_settings_are_checked_and_not_mixed_with_keywords() -> None:
         Settings(premium_join="no")  # type: ignore[arg-type]
     assert set(Settings().to_dict()) == {"premium_join", "throughput_repeats",
                                          "throughput_subsets", "threads", "fertility",
-                                         "morph_gold"}
+                                         "morph_gold", "ci", "reference", "precision"}
 
 
 def test_digit_metrics_follow_the_suite_not_its_name() -> None:
