@@ -212,10 +212,13 @@ def _tiktoken_to_json(tok: Tokenizer) -> str:
 def load_with(reference: Tokenizer, impl_name: str, name: str) -> Tokenizer:
     """``reference``'s vocabulary loaded with library ``impl_name``, named ``name``."""
     impl = get_implementation(impl_name)
+    files = vocab_files(reference)
+    if not _may_read(impl, files.kind):  # known without the library: installing it won't help
+        raise InputError(f"{name}: {impl.name} cannot read a {files.kind} vocabulary "
+                         f"(it reads {_reads(impl)}); see tokbench list implementations")
     if not impl.installed():
         raise MissingDependencyError(impl.module, impl.package,
                                      purpose=f"{name}: the {impl.name} implementation")
-    files = vocab_files(reference)
     loader: Any = import_object(impl.loader)
     t0 = time.perf_counter()
     try:
@@ -246,6 +249,11 @@ def load_with(reference: Tokenizer, impl_name: str, name: str) -> Tokenizer:
 
 def _reads(impl: Implementation) -> str:
     return ", ".join(impl.reads) if impl.reads else "no vocabulary files"
+
+
+def _may_read(impl: Implementation, kind: str) -> bool:
+    """Whether ``impl`` reads ``kind`` or what it converts to for some model family."""
+    return kind in impl.reads or any(k in impl.reads for k in CONVERTS.get(kind, ()))
 
 
 def converts(kind: str, algorithm: str = "") -> tuple[str, ...]:
