@@ -15,6 +15,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -70,6 +71,16 @@ def missing(problem: str) -> None:
     if IN_CI:
         pytest.fail(f"cannot run in CI: {problem}")
     pytest.skip(problem)
+
+
+def need_module(module: str, install: str) -> Any:
+    """``import module``, or skip (fail in CI) saying how to install it."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        missing(f"{module} is not installed ({install})")
 
 
 def need(name: str) -> None:

@@ -240,7 +240,6 @@ def test_transformers_is_imported_without_its_advice_and_the_setting_restored() 
     import subprocess
     import sys
 
-    pytest.importorskip("transformers")
     code = ("import os; from tokbench.adapters.transformers_adapter import "
             "_import_transformers as f; f(); "
             "print(os.environ.get('TRANSFORMERS_NO_ADVISORY_WARNINGS'))")

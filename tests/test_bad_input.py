@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from tests._needs import need_module
 from tokbench.cli import main
 from tokbench.errors import (
     CorruptFileError,
@@ -739,7 +740,7 @@ def _scheduler_without_workers(tmp: Path) -> None:
     import tokbench
     from tokbench.engine import executors
 
-    pytest.importorskip("distributed")
+    need_module("distributed", "pip install 'tokbench[dask]'")
     proc = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host",
                              "127.0.0.1", "--port", "0", "--no-dashboard", "--scheduler-file",
                              str(tmp / "sched.json")], stdout=subprocess.DEVNULL,

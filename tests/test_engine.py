@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests._needs import need_module
 from tokbench.engine import executors, work
 from tokbench.engine.executors import ProcessExecutor
 from tokbench.engine.runner import run
@@ -127,7 +128,7 @@ def test_process_pool_gives_the_same_rows_as_one_process() -> None:
 
 
 def test_dask_local_cluster_gives_the_same_rows_as_a_local_run(tmp_path: Path) -> None:
-    pytest.importorskip("distributed", reason="the dask extra is part of .[all]")
+    need_module("distributed", "pip install 'tokbench[dask]'")
     spec = f"text:{corpus(tmp_path)}"
     local = run(TOKENIZERS, [spec, "unicode"], ["compression", "roundtrip", "vocab_use"])
     dask = run(TOKENIZERS, [spec, "unicode"], ["compression", "roundtrip", "vocab_use"],
@@ -294,7 +295,7 @@ def test_a_third_party_metric_from_an_entry_point_is_computed_and_described(
 
 
 def test_a_streamed_dataset_is_read_shard_by_shard_by_the_workers(tmp_path: Path) -> None:
-    pytest.importorskip("datasets", reason="the hf extra is part of .[all]")
+    need_module("datasets", "pip install 'tokbench[datasets]'")
     files = []
     for k, lang in enumerate(("eng_Latn", "deu_Latn", "jpn_Jpan")):
         path = tmp_path / f"part{k}.jsonl"

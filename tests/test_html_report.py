@@ -311,7 +311,8 @@ def test_tokenize_chars_baseline_keeps_whole_characters() -> None:
 
 def test_partial_token_holding_a_whole_char_and_a_partial_one() -> None:
     """A byte-level BPE token ``a\\xc3`` then ``\\xa9``: text "a" + hex c3, then hex a9."""
-    tiktoken = pytest.importorskip("tiktoken")
+    import tiktoken
+
     from tokbench.adapters.tiktoken_adapter import R50K_PAT_STR
     from tokbench.adapters.tiktoken_adapter import load as load_tiktoken
 

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests._needs import need_module
 from tokbench.adapters.base import Tokenizer
 from tokbench.loading.loader import load_tokenizer
 from tokbench.parity.diff import classify, common_ends, matched_tokens
@@ -172,7 +173,7 @@ def test_a_raising_and_a_hanging_implementation_do_not_stop_the_run(
 def test_reproducer_of_a_real_difference(cl100k: Tokenizer) -> None:
     """kitoken splits the text around special-token text: the shortest text showing it is
     a space and the whole special token."""
-    pytest.importorskip("kitoken")
+    need_module("kitoken", "pip install 'tokbench[fast]'")
     kit = load_tokenizer("cl100k_base@kitoken")
     text = "Some prose, then Hello <|endoftext|> world, and more prose after it."
     rep = reproducer(cl100k, kit, text, text.index("<|"))

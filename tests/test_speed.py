@@ -373,7 +373,6 @@ def test_a_busy_machine_is_judged_on_the_cpu_clock() -> None:
 # -- rendering --------------------------------------------------------------------------------
 
 def test_speed_report_sections_and_plots(tmp_path: Path) -> None:
-    pytest.importorskip("matplotlib")
     from tokbench.render.markdown import render_markdown
     from tokbench.render.speed import render_speed_plots
 
