@@ -21,15 +21,14 @@ naming the ``morph`` extra.
 
 from __future__ import annotations
 
-import os
 import threading
 from abc import ABC, abstractmethod
 from functools import cache
-from importlib import metadata
 from typing import Any
 
-from tokbench.errors import MissingDependencyError, TokbenchError
+from tokbench.errors import MissingDependencyError
 from tokbench.suites.langs import ALIASES
+from tokbench.suites.words import dist_versions, place_pieces, unidic_lite_tagger
 
 #: scheme -> (languages it covers (ISO 639-3), what it is, for tables and warnings)
 SCHEMES: dict[str, tuple[frozenset[str], str]] = {
@@ -44,14 +43,6 @@ FAMILY_SCHEMES: dict[str, tuple[str, ...]] = {
     "morph": ("morph",), "morph_sudachi": ("sudachi_a", "sudachi_b", "sudachi_c")}
 
 
-def _version(*dists: str) -> str:
-    parts = []
-    for dist in dists:
-        try:
-            parts.append(f"{dist} {metadata.version(dist)}")
-        except metadata.PackageNotFoundError:
-            parts.append(f"{dist} (not installed)")
-    return ", ".join(parts)
 
 
 class Analyzer(ABC):
@@ -97,18 +88,7 @@ class Analyzer(ABC):
 
 def _place(text: str, pieces: list[str], name: str) -> list[tuple[int, int]]:
     """Spans of ``pieces`` found in order in ``text`` (whitespace may lie between)."""
-    out = []
-    pos = 0
-    for piece in pieces:
-        if not piece:
-            continue
-        start = pos if text.startswith(piece, pos) else text.find(piece, pos)
-        if start < 0:
-            raise TokbenchError(f"morphological analyzer {name} returned {piece!r}, not found "
-                                f"in the text after offset {pos}; please report this text")
-        pos = start + len(piece)
-        out.append((start, pos))
-    return out
+    return place_pieces(text, pieces, f"morphological analyzer {name}")
 
 
 class MecabAnalyzer(Analyzer):
@@ -122,19 +102,12 @@ class MecabAnalyzer(Analyzer):
 
     @property
     def version(self) -> str:
-        return _version("fugashi", "unidic-lite")
+        return dist_versions("fugashi", "unidic-lite")
 
     def load(self) -> None:
-        if self._tagger is not None:
-            return
-        try:
-            import fugashi
-            import unidic_lite
-        except ImportError as e:
-            raise MissingDependencyError(e.name or "fugashi", extra="morph",
-                                         purpose="Japanese morpheme boundaries") from None
-        rc = os.path.join(unidic_lite.DICDIR, "mecabrc")
-        self._tagger = fugashi.Tagger(f'-d "{unidic_lite.DICDIR}" -r "{rc}"')
+        if self._tagger is None:
+            self._tagger = unidic_lite_tagger(extra="morph",
+                                              purpose="Japanese morpheme boundaries")
 
     def _morphemes(self, text: str) -> list[tuple[int, int]]:
         out: list[tuple[int, int]] = []
@@ -162,7 +135,7 @@ class SudachiAnalyzer(Analyzer):
 
     @property
     def version(self) -> str:
-        return _version("sudachipy", "sudachidict-core")
+        return dist_versions("sudachipy", "sudachidict-core")
 
     def load(self) -> None:
         if self._tokenizer is not None:
@@ -205,7 +178,7 @@ class KiwiAnalyzer(Analyzer):
 
     @property
     def version(self) -> str:
-        return _version("kiwipiepy", "kiwipiepy-model")
+        return dist_versions("kiwipiepy", "kiwipiepy-model")
 
     def load(self) -> None:
         if self._kiwi is not None:

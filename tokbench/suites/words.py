@@ -76,7 +76,9 @@ def is_word(piece: str) -> bool:
     return _regex(rf"[{_WORD_CHARS}]").search(piece) is not None
 
 
-def _version(*dists: str) -> str:
+def dist_versions(*dists: str) -> str:
+    """``"dist version, ..."`` of installed distributions (a segmenter's or analyzer's
+    identity in the results)."""
     parts = []
     for dist in dists:
         try:
@@ -86,8 +88,10 @@ def _version(*dists: str) -> str:
     return ", ".join(parts)
 
 
-def _offsets(text: str, pieces: Iterable[str], name: str) -> list[Span]:
-    """Spans of the word ``pieces`` found in order in ``text`` (anything may lie between)."""
+def place_pieces(text: str, pieces: Iterable[str], what: str,
+                 keep: Callable[[str], bool] = bool) -> list[Span]:
+    """Spans of the ``pieces`` a segmenter or analyzer returned, found in order in ``text``
+    (anything may lie between), those ``keep`` accepts."""
     out: list[Span] = []
     pos = 0
     for piece in pieces:
@@ -95,12 +99,31 @@ def _offsets(text: str, pieces: Iterable[str], name: str) -> list[Span]:
             continue
         start = pos if text.startswith(piece, pos) else text.find(piece, pos)
         if start < 0:
-            raise TokbenchError(f"word segmenter {name} returned {piece!r}, which is not "
-                                f"in the text after offset {pos}; please report this text")
+            raise TokbenchError(f"{what} returned {piece!r}, which is not in the text after "
+                                f"offset {pos}; please report this text")
         pos = start + len(piece)
-        if is_word(piece):
+        if keep(piece):
             out.append((start, pos))
     return out
+
+
+def _offsets(text: str, pieces: Iterable[str], name: str) -> list[Span]:
+    """Spans of the word ``pieces`` found in order in ``text``."""
+    return place_pieces(text, pieces, f"word segmenter {name}", keep=is_word)
+
+
+def unidic_lite_tagger(*, extra: str, purpose: str) -> Any:
+    """A MeCab tagger (fugashi) on UniDic-lite, the dictionary named explicitly so an
+    installed full UniDic does not change the results."""
+    try:
+        import fugashi
+        import unidic_lite
+    except ImportError as e:
+        raise MissingDependencyError(e.name or "fugashi", extra=extra, purpose=purpose) from None
+    import os
+
+    rc = os.path.join(unidic_lite.DICDIR, "mecabrc")
+    return fugashi.Tagger(f'-d "{unidic_lite.DICDIR}" -r "{rc}"')
 
 
 class Segmenter(ABC):
@@ -168,7 +191,7 @@ class RuleSegmenter(Segmenter):
 
     @property
     def version(self) -> str:
-        return "1; " + _version("regex")  # its Unicode version decides the categories
+        return "1; " + dist_versions("regex")  # its Unicode version decides the categories
 
     def load(self) -> None:
         _regex(RULE_PATTERN)
@@ -194,21 +217,11 @@ class MecabSegmenter(Segmenter):
 
     @property
     def version(self) -> str:
-        return _version("fugashi", "unidic-lite")
+        return dist_versions("fugashi", "unidic-lite")
 
     def load(self) -> None:
-        if self._tagger is not None:
-            return
-        try:
-            import fugashi
-            import unidic_lite
-        except ImportError as e:
-            raise MissingDependencyError(e.name or "fugashi", extra="words",
-                                         purpose="Japanese word segmentation") from None
-        import os
-
-        rc = os.path.join(unidic_lite.DICDIR, "mecabrc")
-        self._tagger = fugashi.Tagger(f'-d "{unidic_lite.DICDIR}" -r "{rc}"')
+        if self._tagger is None:
+            self._tagger = unidic_lite_tagger(extra="words", purpose="Japanese word segmentation")
 
     def _spans(self, text: str) -> list[Span]:
         self.load()
@@ -245,7 +258,7 @@ class JiebaSegmenter(Segmenter):
 
     @property
     def version(self) -> str:
-        return _version("jieba")
+        return dist_versions("jieba")
 
     def load(self) -> None:
         if self._tokenizer is not None:
@@ -278,7 +291,7 @@ class ThaiSegmenter(Segmenter):
 
     @property
     def version(self) -> str:
-        return _version("pythainlp")
+        return dist_versions("pythainlp")
 
     def load(self) -> None:
         if self._tokenize is not None:
