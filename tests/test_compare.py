@@ -815,6 +815,27 @@ def test_rows_gone_with_their_segmenter_are_not_comparable():
     assert by[("eng_Latn", "fertility")].status == "unchanged"  # its segmenter is the same
 
 
+def test_a_changed_morpheme_analyzer_concerns_its_own_metrics():
+    """Another Sudachi dictionary makes sudachi_a rows not comparable; MeCab's morph rows
+    and fertility (its word segmenter is the same) are still judged."""
+    def meta(sudachi: str) -> RunMeta:
+        return RunMeta.from_dict({"segmenters": {"jpn_Jpan": "mecab (1)",
+                                                 "jpn_Jpan/morph": "mecab (1)",
+                                                 "jpn_Jpan/sudachi_a": sudachi},
+                                  "suites": {"s": {"languages": ["jpn_Jpan"]}}})
+
+    rows = [Row("t", "s", "jpn_Jpan", m, 0.5)
+            for m in ("sudachi_a_recall", "morph_recall", "fertility")]
+    comp = compare(Results(rows=rows, meta=meta("sudachi (1)")),
+                   Results(rows=[Row(r.tokenizer, r.suite, r.subset, r.metric, 0.4)
+                                 for r in rows], meta=meta("sudachi (2)")))
+    by = {r.metric: r for r in comp.rows}
+    assert by["sudachi_a_recall"].status == "not_comparable"
+    assert by["sudachi_a_recall"].reason == ("sudachi_a morpheme analyzer of jpn_Jpan changed "
+                                             "(sudachi (1) → sudachi (2))")
+    assert by["morph_recall"].status == "worse" and by["fertility"].status == "better"
+
+
 EVIL = "evil\n::warning::injected\x1b[31m\u202e"
 
 

@@ -10,6 +10,7 @@ from typing import Any
 from tokbench.constants import VOCAB_SUITE
 from tokbench.errors import UnknownNameError
 from tokbench.metrics import METRICS, conventions, metric_info, setting_scopes
+from tokbench.metrics.definitions import morph_scheme_metrics
 from tokbench.record import RunMeta, SuiteInfo, TokenizerInfo
 from tokbench.results import Results
 
@@ -95,9 +96,10 @@ class InputCheck:
         out += [("settings", text, scope) for text, scope in self._settings]
         out += [("definition", text, scope) for text, scope in self._definitions]
         words = setting_scopes().get(conventions.SETTING, ())
-        for lang, text in _segmenter_changes(self.base, self.new, suite):
+        for lang, scheme, text in _segmenter_changes(self.base, self.new, suite):
             self._segmenter_lang[text] = lang
-            out.append(("segmenter", text, words))
+            out.append(("segmenter", text,
+                        words if scheme is None else morph_scheme_metrics(scheme)))
         if self._machine:
             timings = tuple(m for m in METRICS.names() if not metric_info(m).deterministic)
             out.append(("machine", self._machine, timings))
@@ -168,16 +170,23 @@ def _definition_changes(base: RunMeta, new: RunMeta
             for m in sorted(bf.keys() & nf.keys()) if bf[m] != nf[m]]
 
 
-def _segmenter_changes(base: RunMeta, new: RunMeta, suite: str) -> list[tuple[str, str]]:
-    """(language, what changed) for the languages of ``suite`` whose word segmenter (name
-    and version) differs."""
+def _segmenter_changes(base: RunMeta, new: RunMeta, suite: str
+                       ) -> list[tuple[str, str | None, str]]:
+    """(language, analyzer scheme or None for the word segmenter, what changed) for the
+    languages of ``suite`` whose word segmenter or morpheme analyzer (``LANG/SCHEME``:
+    name and version) differs."""
     bs, ns = base.segmenters or {}, new.segmenters or {}
-    langs = suite_info(new, suite).languages or sorted(bs.keys() & ns.keys())
-    out = []
+    langs = suite_info(new, suite).languages or sorted({k.split("/")[0]
+                                                        for k in bs.keys() & ns.keys()})
+    out: list[tuple[str, str | None, str]] = []
     for lang in langs:
-        if lang in bs and lang in ns and bs[lang] != ns[lang]:
-            out.append((lang, f"word segmenter of {lang} changed ({bs[lang] or 'none'} → "
-                              f"{ns[lang] or 'none'})"))
+        keys = [lang, *sorted(k for k in bs.keys() & ns.keys() if k.startswith(f"{lang}/"))]
+        for key in keys:
+            if key in bs and key in ns and bs[key] != ns[key]:
+                scheme = key.partition("/")[2] or None
+                what = "word segmenter" if scheme is None else f"{scheme} morpheme analyzer"
+                out.append((lang, scheme, f"{what} of {lang} changed ({bs[key] or 'none'} → "
+                                          f"{ns[key] or 'none'})"))
     return out
 
 

@@ -125,6 +125,12 @@ def _morph_formula(scheme: str, what: str) -> Formula:
     return value
 
 
+def morph_scheme_metrics(scheme: str) -> tuple[str, ...]:
+    """The metrics measured against the morphemes of analyzer scheme ``scheme`` (recorded
+    in ``meta.segmenters`` as ``LANG/SCHEME``): what a change of that analyzer concerns."""
+    return tuple(f"{scheme}_{part}" for part in ("precision", "recall", "f1", "crossing"))
+
+
 def _morph_metrics(scheme: str, family: str, gold: str) -> list[MetricInfo]:
     """Boundary precision, recall, F1 and crossing tokens against ``gold`` boundaries."""
     needs = stat_names(scheme)
