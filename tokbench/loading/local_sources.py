@@ -16,6 +16,7 @@ from tokbench.paths import user_path
 if TYPE_CHECKING:
     from tokbench.loading.pypi import FetchSession
 
+
 @dataclass(frozen=True)
 class LocalSource:
     """A file or folder on this machine."""

@@ -43,8 +43,6 @@ FAMILY_SCHEMES: dict[str, tuple[str, ...]] = {
     "morph": ("morph",), "morph_sudachi": ("sudachi_a", "sudachi_b", "sudachi_c")}
 
 
-
-
 class Analyzer(ABC):
     """Morpheme boundaries of a text: ``boundaries(text)`` -> sorted character offsets."""
 
