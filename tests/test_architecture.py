@@ -17,7 +17,7 @@ LAYERS = {
     "registry": 0, "record": 0, "results": 0,
     "adapters": 1, "suites": 1,
     "metrics": 2, "loading": 2,
-    "engine": 3, "speed": 3, "vocab": 3, "parity": 3,
+    "engine": 3, "families": 3, "speed": 3, "vocab": 3, "parity": 3,
     "ci": 4,
     "render": 5,
     "cli": 6,
@@ -137,9 +137,10 @@ METRIC_LITERALS_ALLOWED: dict[str, set[str]] = {
     "commands/run.py": {"fertility"},
     "engine/presets.py": {"roundtrip", "premium", "fertility"},
     "commands/recommend.py": {"roundtrip"},
-    "engine/work.py": {"premium"},
-    # families the runner still special-cases by name (issue 22 item 2)
-    "engine/runner.py": {"throughput_mb_s", "throughput_tokens_s", "premium"},
+    # the rows of the families that add their own (the premium family is named as its metric)
+    "families/__init__.py": {"premium"},
+    "families/premium.py": {"premium"},
+    "families/throughput.py": {"throughput_mb_s", "throughput_tokens_s"},
     # documents that newly fail to round-trip are named on the round-trip rows
     "ci/compare.py": {"roundtrip"},
     "cli/pytest_plugin.py": {"roundtrip"},
@@ -236,3 +237,46 @@ def test_suites_in_memory_and_streamed_share_one_protocol() -> None:
                 and n not in getattr(cls, "__dataclass_fields__", {})] == [], cls
     runner = (PACKAGE / "engine" / "runner.py").read_text(encoding="utf-8")
     assert '"streaming"' not in runner
+
+
+#: engine modules that may name a family, and why (no module that runs one is listed)
+FAMILY_LITERALS_ALLOWED: dict[str, set[str]] = {
+    # the metrics of a --preset: a list of families is its data
+    "engine/presets.py": {"compression", "fertility", "morph", "morph_sudachi", "robustness",
+                          "premium", "unknown", "roundtrip", "throughput"},
+    # a token of kind "unknown"; the morpheme view shown when the morph family ran
+    "engine/viewer.py": {"unknown", "morph"},
+    # the default morpheme scheme, named like its family
+    "engine/segview.py": {"morph"},
+}
+
+
+def _family_literals(tree: ast.AST, families: set[str]) -> set[str]:
+    """String constants in ``tree`` that name a family, other than dict keys (``"tokenizer"``
+    keys a progress event's payload)."""
+    keys = {id(k) for node in ast.walk(tree) if isinstance(node, ast.Dict)
+            for k in node.keys if k is not None}
+    return {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)
+            and isinstance(n.value, str) and n.value in families and id(n) not in keys}
+
+
+def test_the_runner_never_tells_families_apart_by_name() -> None:
+    """The runner calls every family's hooks (``tokbench.families.Family``); a family's own
+    work lives in ``tokbench/families``, so no engine module names a family."""
+    from tokbench.metrics import FAMILIES
+
+    families = set(FAMILIES)
+    assert {"numbers", "tokenizer", "premium", "throughput", "speed", "morph"} <= families
+    found: dict[str, set[str]] = {}
+    for path in sorted((PACKAGE / "engine").rglob("*.py")):
+        rel = path.relative_to(PACKAGE).as_posix()
+        hits = _family_literals(ast.parse(path.read_text(encoding="utf-8")), families)
+        extra = hits - FAMILY_LITERALS_ALLOWED.get(rel, set())
+        if extra:
+            found[rel] = extra
+    assert not found, f"families named in the engine: {found}"
+    # the check sees a test by name, and not a payload key
+    code = 'if "numbers" in fams: notify("unit", {"tokenizer": n})'
+    assert _family_literals(ast.parse(code), families) == {"numbers"}
+    runner = (PACKAGE / "engine" / "runner.py").read_text(encoding="utf-8")
+    assert "hasattr(" not in runner  # a suite's kind is asked through RunnableSuite

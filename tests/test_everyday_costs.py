@@ -15,7 +15,8 @@ from tokbench.adapters.base import SourceInfo
 from tokbench.constants import ALL
 from tokbench.engine import executors
 from tokbench.engine.executors import AutoExecutor, ProcessExecutor, SerialExecutor, make_executor
-from tokbench.engine.runner import _throughput_texts, run
+from tokbench.engine.runner import run
+from tokbench.families.throughput import throughput_texts
 from tokbench.metrics import factcache
 from tokbench.metrics.tokenizer_facts import cached_vocabulary_facts, vocabulary_facts
 from tokbench.speed.rate import RUN_SUBSET_BYTES, RateBudget, measure_rate
@@ -158,7 +159,7 @@ def test_run_throughput_rows_state_their_precision_and_use_bounded_samples() -> 
     docs = [Document(f"{lang}{i}", lang, "x", "abc ab a " * 200, align=str(i))
             for lang in ("eng_Latn", "fra_Latn") for i in range(10)]
     suite = Suite("par", "1", docs, parallel=True)
-    samples = _throughput_texts(suite, True, RUN_SUBSET_BYTES)
+    samples = throughput_texts(suite, True, RUN_SUBSET_BYTES)
     for lang in ("eng_Latn", "fra_Latn"):
         assert len(samples[lang]) == 2  # 1,800 bytes each: the second passes 2 KB
     res = run([tok], [suite], ["throughput"], throughput_repeats=3)

@@ -8,8 +8,9 @@ import dataclasses
 
 import pytest
 
-from tokbench.engine.runner import THROUGHPUT_SAMPLE_BYTES, Settings, _throughput_texts, run
+from tokbench.engine.runner import Settings, run
 from tokbench.errors import InputError
+from tokbench.families.throughput import THROUGHPUT_SAMPLE_BYTES, throughput_texts
 from tokbench.results import Results
 from tokbench.suites import load_suite
 from tokbench.suites.model import Document, Suite
@@ -81,9 +82,9 @@ def test_digit_metrics_follow_the_suite_not_its_name() -> None:
 
 def test_throughput_sample_is_capped_even_for_one_long_document() -> None:
     long = Suite("long", "1", [Document("d", "eng_Latn", "x", "abc " * 200_000)])  # 800 KB
-    texts = _throughput_texts(long, per_subset=False)["all"]
+    texts = throughput_texts(long, per_subset=False)["all"]
     assert len(texts) == 1 and len(texts[0].encode()) == THROUGHPUT_SAMPLE_BYTES
     suite = dataclasses.replace(load_suite("unicode"))
-    sample = _throughput_texts(suite, per_subset=False)["all"]
+    sample = throughput_texts(suite, per_subset=False)["all"]
     assert sum(len(t.encode()) for t in sample) <= THROUGHPUT_SAMPLE_BYTES + max(
         len(d.text.encode()) for d in suite.documents)

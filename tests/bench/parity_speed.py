@@ -21,7 +21,8 @@ from typing import Any
 
 from tokbench.adapters.library import LibraryTokenizer
 from tokbench.constants import ALL
-from tokbench.engine.runner import _load_suite, _throughput_texts
+from tokbench.engine.runner import _load_suite
+from tokbench.families.throughput import throughput_texts
 from tokbench.loading.loader import load_tokenizer
 from tokbench.speed.rows import SpeedSettings, sample_texts, speed_rows
 
@@ -63,7 +64,7 @@ def main() -> None:
     ap.add_argument("--specs", default=DEFAULT)
     ap.add_argument("--suite", default="multilingual")
     args = ap.parse_args()
-    texts = _throughput_texts(_load_suite(args.suite), False)[ALL]
+    texts = throughput_texts(_load_suite(args.suite), False)[ALL]
     print(f"{len(texts)} texts, {sum(len(t.encode()) for t in texts):,} bytes from {args.suite}")
     print(f"{'implementation':34} {'call':44} {'reported':>9} {'bare':>9} {'ratio':>6}")
     for spec in args.specs.split(","):

@@ -44,7 +44,7 @@ def run_rows(names: list[str]) -> None:
     """Fidelity of the run's throughput rows, subset by subset (see the module doc)."""
     from tokbench.constants import ALL
     from tokbench.engine.runner import DEFAULT_SUITES as RUN_SUITES
-    from tokbench.engine.runner import _throughput_texts
+    from tokbench.families.throughput import throughput_texts
     from tokbench.speed.rate import RUN_BUDGET, RUN_SAMPLE_BYTES, RUN_SUBSET_BYTES
 
     suites = [load_suite(s) for s in RUN_SUITES]
@@ -54,9 +54,9 @@ def run_rows(names: list[str]) -> None:
     for name in names:
         tok = load_tokenizer(name)
         for suite in suites:
-            targets = _throughput_texts(suite, False, RUN_SAMPLE_BYTES)
+            targets = throughput_texts(suite, False, RUN_SAMPLE_BYTES)
             if suite.parallel:
-                subsets = _throughput_texts(suite, True, RUN_SUBSET_BYTES)
+                subsets = throughput_texts(suite, True, RUN_SUBSET_BYTES)
                 targets.update((k, v) for k, v in subsets.items() if k != ALL)
             ratios, precisions, cost = {}, [], 0.0
             for subset, texts in targets.items():

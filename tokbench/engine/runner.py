@@ -13,30 +13,27 @@ bad document is recorded as that document's failure while the run goes on.
 from __future__ import annotations
 
 import math
-import statistics
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-import numpy as np
 
 from tokbench.constants import ALL, PIVOT, VOCAB_SUITE
 from tokbench.engine.presets import DEFAULT_TOKENIZERS
 from tokbench.engine.state import RunState, SuiteProgress, unit_key
 from tokbench.engine.work import PinnedSpec, ShardResult, ShardTask
 from tokbench.environment import git_commit, machine_info
-from tokbench.errors import InputError, TokbenchError, tokenizer_raised
+from tokbench.errors import InputError, TokbenchError
+from tokbench.families import Family, run_families
 from tokbench.metrics import metrics_of, resolve_families
 from tokbench.metrics.base import MetricContext
-from tokbench.metrics.compute import evaluate, ratio
+from tokbench.metrics.compute import metric_rows
 from tokbench.metrics.confidence import add_intervals, add_paired, moment_stats
-from tokbench.metrics.fairness import fairness_rows
 from tokbench.metrics.intervals import Design
-from tokbench.metrics.stats import SubsetStats, UnitStats, collectors_for
+from tokbench.metrics.stats import UnitStats
 from tokbench.record import Failure, RunError, RunMeta, SuiteInfo, TokenizerInfo
 from tokbench.results import Results, Row
 from tokbench.suites.builtin import BUILTIN_SUITES
@@ -45,9 +42,7 @@ from tokbench.version import __version__
 if TYPE_CHECKING:
     from tokbench.adapters.base import Tokenizer
     from tokbench.engine.executors import Executor
-    from tokbench.speed.rate import Rate
     from tokbench.suites.model import Suite
-    from tokbench.suites.morph_gold import GoldFile
     from tokbench.suites.stream import StreamingSuite
 
     AnySuite = Suite | StreamingSuite
@@ -57,7 +52,6 @@ DEFAULT_SUITES = BUILTIN_SUITES
 __all__ = ["ALL", "DEFAULT_SUITES", "DEFAULT_TOKENIZERS", "PIVOT", "VOCAB_SUITE", "Settings",
            "run"]
 
-THROUGHPUT_SAMPLE_BYTES = 256 * 1024
 #: a corpus read to a precision starts with at least this many blocks
 MIN_PRECISION_BLOCKS = 30
 
@@ -210,6 +204,8 @@ class _Plan:
 
     suite: AnySuite
     families: list[str]
+    #: the run's family objects measured on this suite (those of ``families``)
+    hooks: list[Family]
     collectors: frozenset[str]
     tokenizers: list[str]
     shards: list[Any]
@@ -234,8 +230,9 @@ class _Run:
                  ) -> None:
         self.settings = settings
         self.families = families
-        # digit metrics belong to suites that ask for them unless chosen by name
-        self.digits_everywhere = explicit and "numbers" in families
+        self.explicit = explicit  # the metrics were chosen by name
+        self.hooks = run_families(families, settings)
+        self.resume: Results | None = None
         self.notify = progress or (lambda event, info: None)
         self.on_unit = on_unit
         self.timings = Timings()
@@ -252,22 +249,20 @@ class _Run:
     def go(self, tok_specs: list[Any], suite_specs: list[Any],
            resume: Results | None, executor: Executor, state: RunState) -> Results:
         meta = self.results.meta
-        gold = None
-        if self.settings.morph_gold:  # a bad gold file stops the run before any work
-            from tokbench.suites.morph_gold import read_gold
-
-            gold = read_gold(self.settings.morph_gold)
+        for fam in self.hooks:  # bad input (a gold file) stops the run before any work
+            fam.prepare(self)
         suites = [_load_suite(s) for s in suite_specs]
         _check_unique([s.name for s in suites], "suite", "add ?name=OTHER to one of the specs")
         meta.suites = {s.name: SuiteInfo.from_dict(s.describe()) for s in suites}
         meta.tokenizers = {}
         meta.errors = []
-        meta.warnings = _suite_warnings(suites, self.families)
+        meta.warnings = [w for fam in self.hooks for w in fam.warnings(suites)]
         if self.settings.precision is not None:
             check_precision(suites)
             meta.warnings += [f"suite {s.name!r} is sampled once (?sample=); --precision "
                               "reads more only of streamed corpora (text: files)"
-                              for s in suites if "sample" in s.meta and not hasattr(s, "order")]
+                              for s in suites if s.sample_record() is not None
+                              and s.growable_sample() is None]
         meta.executor = {"kind": type(executor).__name__, "workers": executor.workers}
         self._load_tokenizers(tok_specs)
         ref = self.settings.reference
@@ -278,21 +273,19 @@ class _Run:
                                    hint="--reference names one of the run's tokenizers")
         if resume is not None:
             state.load()
-        vocab = "tokenizer" in self.families
+        self.resume = resume
         plans = [self._plan(s, resume, state, executor.workers) for s in suites]
         total = sum(sum(sh.nbytes for i, sh in enumerate(p.shards[:p.limit])
                         if i not in p.progress.done) for p in plans)
-        self.notify("start", {"units": len(self.toks) * (len(suites) + vocab), "bytes": total})
+        units = len(self.toks) * len(suites) + sum(fam.units(self) for fam in self.hooks)
+        self.notify("start", {"units": units, "bytes": total})
         pending = [p for p in plans if p.tokenizers and not p.finished]
         run_id = uuid.uuid4().hex
         try:
             if pending:  # a pool's workers load while the vocabulary facts are counted
                 self._start(pending, executor, run_id)
-            if vocab:
-                for name in self.toks:
-                    self._vocab_unit(name, resume)
-            if gold is not None:
-                self._gold_unit(gold)
+            for fam in self.hooks:
+                fam.before_shards(self)
             for p in plans:
                 if p.tokenizers and p.finished:
                     self._finish(p, state)
@@ -306,13 +299,15 @@ class _Run:
         chosen = getattr(executor, "chosen", None)
         if chosen is not None:
             meta.executor = {**meta.executor, "chosen": chosen}
-        timed = [p for p in plans if "throughput" in p.families and p.tokenizers]
-        if timed:  # a phase of its own: the shard work is done, timing takes a while
-            self.notify("phase", {"name": "throughput",
-                                  "units": sum(len(p.tokenizers) for p in timed)})
-        for p in plans:
-            self._throughput(p)
-        self._speed(plans)
+        for fam in self.hooks:
+            timed = fam.phase_units(plans)
+            if timed:  # a phase of its own: the shard work is done, timing takes a while
+                self.notify("phase", {"name": fam.name, "units": timed})
+            for p in plans:
+                if fam in p.hooks:
+                    fam.after_shards(self, p)
+        for fam in self.hooks:
+            fam.after_all(self, plans)
         state.remove()
         meta.segmenters = dict(sorted(self.segmenters.items()))
         meta.warnings = [*(meta.warnings or []), *_segmenter_warnings(meta.segmenters)]
@@ -363,17 +358,18 @@ class _Run:
         target = self.settings.precision
         assert target is not None and self.settings.ci is not None
         n = len(plan.shards[:plan.limit])
-        suite: Any = plan.suite
-        suite.drawn = n
+        sample = plan.suite.growable_sample()
+        assert sample is not None
+        sample.drawn = n
         moments = plan.progress.moments.get(ALL)
         worst = None if moments is None else widest_relative(
-            moments, plan.tokenizers, metrics_of(plan.families), _design(suite),
+            moments, plan.tokenizers, metrics_of(plan.families), _design(plan.suite),
             self.settings.ci)
-        info = self.results.meta.suites[suite.name]
+        info = self.results.meta.suites[plan.suite.name]
         done = worst is not None and worst <= target
         if done or n >= len(plan.shards):
             plan.settled = True
-            info.sample = {**suite.sample_info(), "precision": target,
+            info.sample = {**sample.sample_info(), "precision": target,
                            "reached": done, "relative_half_width": worst}
             self._finish(plan, state)
             return
@@ -444,13 +440,11 @@ class _Run:
 
     def _plan(self, suite: AnySuite, resume: Results | None, state: RunState, workers: int
               ) -> _Plan:
-        families = [f for f in self.families if f != "numbers"
-                    or self.digits_everywhere or "numbers" in suite.families]
+        skipped = {fam.name for fam in self.hooks if not fam.applies_to(suite, self.explicit)}
+        families = [f for f in self.families if f not in skipped]
+        hooks = [fam for fam in self.hooks if fam.name in families]
         metrics = metrics_of(families)
-        needs = {n for m in metrics for n in m.needs}
-        collectors = collectors_for(needs)
-        if not (suite.parallel and "premium" in families):
-            collectors.discard("premium")
+        collectors = {"counts"}.union(*(fam.collectors(suite) for fam in hooks))
         todo = []
         for name in self.toks:
             reused = _reuse(resume, name, suite.name, self.results.meta.tokenizers[name],
@@ -472,10 +466,10 @@ class _Run:
                        collectors=sorted(collectors), shard_bytes=shard_bytes,
                        subset_by=subset_by, version=__version__)
         stats = moment_stats(metrics, collectors) if self.settings.ci is not None else ()
-        plan = _Plan(suite, families, frozenset(collectors), todo, shards,
+        plan = _Plan(suite, families, hooks, frozenset(collectors), todo, shards,
                      state.progress(suite.name, key), subset_by, stats)
-        if self.settings.precision is not None and hasattr(suite, "order"):
-            sampled: Any = suite
+        sampled = suite.growable_sample()
+        if self.settings.precision is not None and sampled is not None:
             plan.shards = sampled.order()
             strata = len(sampled.population)
             plan.limit = min(len(plan.shards), max(sampled.initial_size(), 2 * strata,
@@ -516,7 +510,7 @@ class _Run:
             self.results.meta.suites.pop(suite.name, None)
             plan.tokenizers = []
             state.finished(suite.name)
-            self._checkpoint()
+            self.checkpoint()
             return
         self.segmenters.update(prog.segmenters)
         prefix = _subset_prefix(suite, plan.subset_by)
@@ -530,11 +524,9 @@ class _Run:
             for key, sub in sorted(stats.subsets.items()):
                 subset = _subset_name(key, prefix)
                 if subset is not None:
-                    rows.extend(_metric_rows(name, suite.name, subset, sub, metrics, ctx))
-            if "premium" in plan.collectors:
-                premiums = self._premium_rows(name, suite, stats)
-                rows.extend(premiums)
-                rows.extend(fairness_rows(premiums))
+                    rows.extend(metric_rows(name, suite.name, subset, sub, metrics, ctx))
+            for fam in plan.hooks:
+                rows.extend(fam.suite_rows(self, plan, name, stats))
             self.results.failures.extend(f.failure for f in stats.failures)
             if stats.failure_counts:
                 self.failure_counts.setdefault(name, {})[suite.name] = dict(
@@ -542,13 +534,13 @@ class _Run:
                 self.results.meta.failure_counts = self.failure_counts
             self.results.rows.extend(rows)
             measured.extend(rows)
-            if "throughput" not in plan.families:
+            if not any(fam.finishes_units for fam in plan.hooks):
                 self.finished_units.append([name, suite.name])
             self.notify("unit", {"tokenizer": name, "suite": suite.name})
             self.notify("advance", {"steps": 1})
         self._intervals(plan, measured, prefix)
         state.finished(suite.name)
-        self._checkpoint()
+        self.checkpoint()
 
     def _intervals(self, plan: _Plan, rows: list[Row], prefix: str | None) -> None:
         """Confidence intervals and paired comparisons of the suite's ratio rows."""
@@ -584,173 +576,29 @@ class _Run:
         if left_out:
             info.left_out = left_out
 
-    def _premium_rows(self, name: str, suite: AnySuite, stats: UnitStats) -> list[Row]:
-        """Tokens per language over the aligned documents it shares with English."""
-        pivot = stats.aligned.get(PIVOT)
-        if not pivot:
-            return []
-        rows = []
-        for lang, members in sorted(stats.aligned.items()):
-            keys = [k for k in pivot if k in members]
-            if not keys:
-                continue
-            if self.settings.premium_join:
-                n_lang, n_eng = self._joined_counts(name, suite, lang, keys)
-            else:
-                n_lang = sum(members[k] for k in keys)
-                n_eng = sum(pivot[k] for k in keys)
-            value = ratio(n_lang, n_eng)
-            if value is not None:
-                rows.append(Row(name, suite.name, lang, "premium", value))
-        return rows
+    # -- what families use of the run (tokbench.families.RunContext) ---------------
 
-    def _joined_counts(self, name: str, suite: AnySuite, lang: str, keys: list[str]
-                       ) -> tuple[int, int]:
-        """Premium as Petrov et al. count it: each language's documents joined by spaces,
-        in corpus order, encoded at once."""
-        texts = _aligned_texts(suite)
-        order = [k for k in texts.get(PIVOT, {}) if k in set(keys)]
-        tok = self.toks[name]
-        t0 = time.perf_counter()
-        n_lang = len(tok.encode(" ".join(texts[lang][k] for k in order)))
-        n_eng = len(tok.encode(" ".join(texts[PIVOT][k] for k in order)))
-        self.timings.encode += time.perf_counter() - t0
-        return n_lang, n_eng
+    def reused(self, tokenizer: str, suite: str) -> list[Row] | None:
+        """The rows of this unit from the run resumed, when nothing it depends on changed."""
+        found = _reuse(self.resume, tokenizer, suite, self.results.meta.tokenizers[tokenizer],
+                       None, self.settings, self.families)
+        return None if found is None else found[0]
 
-    def _vocab_unit(self, name: str, resume: Results | None) -> None:
-        tok = self.toks[name]
-        self.notify("unit", {"tokenizer": name, "suite": VOCAB_SUITE})
-        reused = _reuse(resume, name, VOCAB_SUITE, self.results.meta.tokenizers[name], None,
-                        self.settings, self.families)
-        if reused is not None:
-            rows = reused[0]
-        else:
-            from tokbench.metrics.tokenizer_facts import cached_vocabulary_facts
+    def unit_finished(self, tokenizer: str, suite: str) -> None:
+        """Record a (tokenizer, suite) unit as finished (``--resume`` reuses it)."""
+        self.finished_units.append([tokenizer, suite])
 
-            t0 = time.perf_counter()
-            facts = cached_vocabulary_facts(tok)
-            self.timings.vocab += time.perf_counter() - t0
-            rows = [Row(name, VOCAB_SUITE, ALL, k, v) for k, v in facts.items()]
-        self.results.rows.extend(rows)
-        self.finished_units.append([name, VOCAB_SUITE])
-        self.notify("advance", {"steps": 1})
-        self._checkpoint()
-
-    def _gold_unit(self, gold: GoldFile) -> None:
-        """MorphScore and boundary P/R/F1 of every tokenizer on the --morph-gold file."""
-        from tokbench.metrics.morph_score import score_gold
-        from tokbench.suites.morph_gold import GOLD_SUITE
-
-        langs = sorted({w.lang for w in gold.words if w.lang})
-        self.results.meta.suites[GOLD_SUITE] = SuiteInfo(
-            name=GOLD_SUITE, sha256=gold.sha256, source=gold.path,
-            documents=len(gold.words), languages=langs)
-        groups = {ALL: np.arange(len(gold.words))}
-        for lang in langs:
-            groups[lang] = np.asarray([i for i, w in enumerate(gold.words) if w.lang == lang])
-        metrics = metrics_of(["morph_gold"])
-        for name, tok in self.toks.items():
-            per_word = score_gold(tok, [w.word for w in gold.words],
-                                  [w.boundaries for w in gold.words])
-            ctx = MetricContext(tok.vocab_size, tok.unk_id is not None)
-            for subset, idx in groups.items():
-                sums = {k: int(v[idx].sum()) for k, v in per_word.items()}
-                sums["ok"] = sums["docs"] = int(idx.size)
-                self.results.rows.extend(_metric_rows(name, GOLD_SUITE, subset,
-                                                      SubsetStats(sums), metrics, ctx))
-            self.notify("unit", {"tokenizer": name, "suite": GOLD_SUITE})
-        self._checkpoint()
-
-    def _throughput(self, plan: _Plan) -> None:
-        """Encode speed on one thread, timed here after the shard work is done (so no
-        worker competes for the CPU) on a fixed-size sample of the suite and, for
-        parallel suites, of each subset: a cost bounded by the samples, with the
-        precision reached stated in each row (``tokbench.speed.rate.RUN_BUDGET``)."""
-        if "throughput" not in plan.families or not plan.tokenizers:
-            return
-        from tokbench.speed.rate import (
-            RUN_BUDGET,
-            RUN_SAMPLE_BYTES,
-            RUN_SUBSET_BYTES,
-            measure_rate,
-        )
-
-        repeats = self.settings.throughput_repeats
-        budget = replace(RUN_BUDGET, min_samples=repeats,
-                         max_samples=max(RUN_BUDGET.max_samples, repeats))
-        per_subset = self.settings.throughput_subsets and plan.suite.parallel
-        targets = _throughput_texts(plan.suite, False, RUN_SAMPLE_BYTES)
-        if per_subset:
-            subsets = _throughput_texts(plan.suite, True, RUN_SUBSET_BYTES)
-            targets.update((k, v) for k, v in subsets.items() if k != ALL)
-        for name in plan.tokenizers:
-            self.notify("timing", {"tokenizer": name, "suite": plan.suite.name})
-            t0 = time.perf_counter()
-            for subset, texts in targets.items():
-                try:
-                    rate = measure_rate(self.toks[name], texts, budget)
-                except BaseException as e:  # a tokenizer's own error: recorded, never silent
-                    if not tokenizer_raised(e):
-                        raise
-                    self.results.meta.errors.append(RunError(
-                        tokenizer=name, suite=plan.suite.name,
-                        error=f"throughput of subset {subset} not measured: "
-                              f"{type(e).__name__}: {e}"))
-                    continue
-                if rate is None:  # no text to time
-                    continue
-                per_mb = rate.tokens_s / rate.mb_s if rate.mb_s > 0 else 0.0
-                for metric, value, scale in (("throughput_mb_s", rate.mb_s, 1.0),
-                                             ("throughput_tokens_s", rate.tokens_s, per_mb)):
-                    self.results.rows.append(Row(name, plan.suite.name, subset, metric, value,
-                                                 _throughput_details(rate, scale)))
-            self.timings.throughput += time.perf_counter() - t0
-            self.finished_units.append([name, plan.suite.name])
-            self.notify("timed", {"tokenizer": name, "suite": plan.suite.name})
-            self._checkpoint()
-
-    def _speed(self, plans: list[_Plan]) -> None:
-        """The speed family (tail latency, threads, length scaling, load cost), once per
-        tokenizer on samples of every suite, after all other work so nothing competes for
-        the CPU; its rows use the pseudo-suite ``speed``."""
-        if "speed" not in self.families or not self.toks:
-            return
-        from tokbench.speed import speed_rows
-        from tokbench.speed.bench import SUITE, suite_meta
-
-        texts = [t for p in plans for t in _throughput_texts(p.suite, False)[ALL]]
-        self.results.meta.suites[SUITE] = SuiteInfo.from_dict(
-            suite_meta([p.suite.name for p in plans], texts))
-        for name, tok in self.toks.items():
-            spec = self.specs[name]
-            t0 = time.perf_counter()
-            self.results.rows.extend(speed_rows(
-                tok, texts, suite=SUITE, spec=spec if isinstance(spec, str) else None,
-                progress=lambda what, n=name: self.notify(  # type: ignore[misc]
-                    "unit", {"tokenizer": n, "suite": f"speed: {what}"})))
-            self.timings.throughput += time.perf_counter() - t0
-            self.finished_units.append([name, SUITE])
-            self._checkpoint()
-
-    def _checkpoint(self) -> None:
+    def checkpoint(self) -> None:
+        """Hand the results so far to ``on_unit`` (the CLI writes them)."""
         if self.on_unit is not None:
             self.results.meta.timings = self.timings.to_dict(self.wall0)
             self.results.meta.segmenters = dict(sorted(self.segmenters.items()))
             self.on_unit(self.results)
 
 
-def _metric_rows(tok: str, suite: str, subset: str, stats: SubsetStats, metrics: list[Any],
-                 ctx: MetricContext) -> list[Row]:
-    values = evaluate(stats, metrics, ctx)
-    failed = stats.sums.get("failed", 0)
-    extra = {"failed_docs": failed} if failed else {}
-    return [Row(tok, suite, subset, m, v, dict(extra)) for m, v in values.items()
-            if v is not None]
-
-
 def check_precision(suites: Sequence[AnySuite]) -> None:
     """A precision needs a sampled streamed corpus to read more of."""
-    if not any(hasattr(s, "order") for s in suites):
+    if all(s.growable_sample() is None for s in suites):
         raise InputError("--precision reads a sample of a streamed corpus until its "
                          "intervals are narrow enough: add ?sample=SIZE to a text: "
                          "suite (e.g. -s 'text:DIR?sample=1%')")
@@ -758,8 +606,7 @@ def check_precision(suites: Sequence[AnySuite]) -> None:
 
 def _design(suite: AnySuite) -> Design:
     """How the suite's units were drawn (a sample's design, else the suite read whole)."""
-    sample = suite.describe().get("sample") if hasattr(suite, "sample_info") else \
-        suite.meta.get("sample")
+    sample = suite.sample_record()
     if isinstance(sample, dict) and "strata" in sample:
         strata = sample["strata"]
         return Design({h: v[0] / v[1] for h, v in strata.items() if v[1]},
@@ -788,77 +635,6 @@ def _subset_name(key: str, prefix: str | None) -> str | None:
     return key[len(prefix):] if key.startswith(prefix) else None
 
 
-def _aligned_texts(suite: AnySuite) -> dict[str, dict[str, str]]:
-    out: dict[str, dict[str, str]] = {}
-    for d in suite.documents:
-        if d.align is not None:
-            out.setdefault(d.lang, {})[d.align] = d.text
-    return out
-
-
-def _throughput_details(rate: Rate, scale: float) -> dict[str, Any]:
-    """A throughput row's details: its samples (``compare`` judges a change against their
-    range, as for every run before), their spread, and the precision reached (half the
-    median's 95% interval, relative: 0.02 is ±2%), with how the timing stopped."""
-    extra = rate.extras(scale)
-    del extra["ci"]  # the range of the samples stays the noise band compare uses
-    samples = extra["samples"]
-    med = statistics.median(samples) if samples else 0.0
-    extra["spread"] = (max(samples) - min(samples)) / med if med else 0.0
-    extra["threads"] = 1
-    return extra
-
-
-def _throughput_texts(suite: AnySuite, per_subset: bool,
-                      limit: int = THROUGHPUT_SAMPLE_BYTES) -> dict[str, list[str]]:
-    """What throughput is timed on: a sample of the suite (documents taken round-robin
-    from every subset up to ``limit`` bytes, each cut to that size) and, with
-    ``per_subset``, a sample of each subset (its first documents up to ``limit`` bytes).
-    Deterministic, so two runs time the same text."""
-    docs = suite.sample_documents()
-    groups: dict[str, list[str]] = {}
-    for d in docs:
-        groups.setdefault(suite.subset_of(d) if suite.subset_by else d.lang, []).append(
-            _cut(d.text, limit))
-    out = {ALL: _round_robin(list(groups.values()), limit)}
-    if per_subset:
-        out.update((k, _head(g, limit)) for k, g in groups.items())
-    return out
-
-
-def _round_robin(lists: list[list[str]], limit: int) -> list[str]:
-    """Texts taken in turn from each list until ``limit`` bytes, in corpus order."""
-    picked: list[tuple[int, int]] = []
-    total = 0
-    for round_ in range(max((len(g) for g in lists), default=0)):
-        for k, g in enumerate(lists):
-            if round_ < len(g) and total < limit:
-                picked.append((k, round_))
-                total += len(g[round_].encode("utf-8"))
-    order = {id(t): i for i, t in enumerate(t for g in lists for t in g)}
-    return sorted((lists[k][r] for k, r in picked), key=lambda t: order[id(t)])
-
-
-def _head(texts: list[str], limit: int) -> list[str]:
-    """The first of ``texts`` up to ``limit`` UTF-8 bytes (the last one may pass it)."""
-    out: list[str] = []
-    total = 0
-    for t in texts:
-        if total >= limit:
-            break
-        out.append(t)
-        total += len(t.encode("utf-8"))
-    return out
-
-
-def _cut(text: str, limit: int) -> str:
-    """``text`` cut to at most ``limit`` UTF-8 bytes, at a character boundary."""
-    if len(text) <= limit // 4:
-        return text
-    data = text.encode("utf-8")
-    return text if len(data) <= limit else data[:limit].decode("utf-8", errors="ignore")
-
-
 def _load(spec: str | Tokenizer | Callable[[], Tokenizer]) -> Tokenizer:
     from tokbench.engine.work import materialize
 
@@ -882,24 +658,6 @@ def _check_unique(names: list[str], kind: str, fix: str) -> None:
         if n in seen:
             raise InputError(f"two {kind}s are named {n!r}; {fix}")
         seen.add(n)
-
-
-def _suite_warnings(suites: Sequence[AnySuite], families: Sequence[str]) -> list[str]:
-    """What cannot be measured as asked, said once per suite (the rest is still measured)."""
-    out = []
-    if "premium" in families:
-        for suite in suites:
-            if suite.parallel and PIVOT not in suite.languages():
-                out.append(f"suite {suite.name!r} has no {PIVOT} documents, so premium is not "
-                           f"computed; include English (e.g. ?languages={PIVOT},...) to get it")
-    morph = [f for f in ("morph", "morph_sudachi") if f in families]
-    if morph:
-        from tokbench.suites.morphemes import scheme_warnings
-
-        langs = sorted({lang for s in suites for lang in s.languages()})
-        for family in morph:
-            out += scheme_warnings(family, langs)
-    return out
 
 
 def _segmenter_warnings(segmenters: dict[str, str | None]) -> list[str]:

@@ -32,7 +32,7 @@ from tokbench.metrics.compute import (
 from tokbench.metrics.conventions import DEFAULT as DEFAULT_CONVENTION
 from tokbench.metrics.conventions import FertilityConvention, Span, count_alone, word_spans
 from tokbench.metrics.intervals import SIZE, Moments, unit_rows, var_name
-from tokbench.metrics.stats import FailureExample, UnitStats, bound_failures
+from tokbench.metrics.stats import MORPH_COLLECTORS, FailureExample, UnitStats, bound_failures
 from tokbench.record import Failure
 from tokbench.suites.model import Document
 from tokbench.suites.model import Shard as ShardSource
@@ -267,9 +267,6 @@ def _layout(docs: list[Document], collectors: frozenset[str], conv: FertilityCon
     return layout, spans, segmenters
 
 
-MORPH_COLLECTORS = ("morph", "morph_sudachi")
-
-
 def morph_schemes(collectors: frozenset[str]) -> list[str]:
     """The gold-boundary schemes the ``collectors`` measure."""
     from tokbench.suites.morphemes import FAMILY_SCHEMES
@@ -393,7 +390,7 @@ def _measure(task: ShardTask, docs: list[Document], texts: list[str], layout: Su
     out = UnitStats()
     for subset, idx in groups.items():
         out.subsets[subset] = subset_sums(counts, idx, set(task.collectors))
-    if task.parallel and "premium" in task.collectors:
+    if task.parallel and "aligned" in task.collectors:
         for i, d in enumerate(docs):
             if d.align is not None and counts.ok[i]:
                 out.aligned.setdefault(d.lang, {})[d.align] = int(counts.tokens[i])

@@ -22,6 +22,7 @@ from tokbench.adapters.base import char_to_byte_offsets, is_utf8
 from tokbench.metrics.base import MetricContext, MetricInfo, SumsView
 from tokbench.metrics.definitions import ratio
 from tokbench.metrics.stats import RUN_KINDS, SubsetStats, histogram
+from tokbench.results import Row
 
 if TYPE_CHECKING:
     from tokbench.adapters.base import Tokenizer
@@ -550,6 +551,17 @@ def evaluate(stats: SubsetStats, metrics: Sequence[MetricInfo], ctx: MetricConte
         if m.compute is not None:
             out[m.name] = m.compute(view, ctx)
     return out
+
+
+def metric_rows(tok: str, suite: str, subset: str, stats: SubsetStats,
+                metrics: Sequence[MetricInfo], ctx: MetricContext) -> list[Row]:
+    """The rows of the formula ``metrics`` of one (tokenizer, suite, subset); a subset
+    with failed documents says how many on each row."""
+    values = evaluate(stats, metrics, ctx)
+    failed = stats.sums.get("failed", 0)
+    extra = {"failed_docs": failed} if failed else {}
+    return [Row(tok, suite, subset, m, v, dict(extra)) for m, v in values.items()
+            if v is not None]
 
 
 def classify_roundtrip(original: str, decoded: str, has_unk: bool,

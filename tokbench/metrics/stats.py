@@ -41,7 +41,7 @@ COLLECTORS: dict[str, tuple[str, ...]] = {
     "digits": ("digits", "digit_tokens", "runs_single", "runs_l2r3", "runs_r2l3",
                "runs_other", "runs_groups3", "runs_whole"),
     "histogram": ("histogram",),
-    "premium": ("aligned_tokens",),
+    "aligned": ("aligned_tokens",),
     "morph": stat_names("morph"),
     "morph_sudachi": tuple(n for m in ("sudachi_a", "sudachi_b", "sudachi_c")
                            for n in stat_names(m)),
@@ -51,6 +51,9 @@ COLLECTORS: dict[str, tuple[str, ...]] = {
     "morph_gold": GOLD_STATS,
 }
 STAT_COLLECTOR = {stat: name for name, stats in COLLECTORS.items() for stat in stats}
+#: the collectors measuring tokens against a morphological analyzer's boundaries (each
+#: named after its family; ``tokbench.suites.morphemes.FAMILY_SCHEMES``)
+MORPH_COLLECTORS = ("morph", "morph_sudachi")
 #: how runs of 4+ digits are cut (columns of ``DocCounts.runs``; see ``_count_digits``)
 RUN_KINDS = ("runs_single", "runs_l2r3", "runs_r2l3", "runs_other", "runs_groups3",
              "runs_whole")

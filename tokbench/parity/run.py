@@ -24,10 +24,11 @@ from typing import TYPE_CHECKING, Any
 
 from tokbench.adapters.base import first_line
 from tokbench.constants import ALL
-from tokbench.engine.runner import _load_suite, _throughput_texts
+from tokbench.engine.runner import _load_suite
 from tokbench.engine.work import ShardTask
 from tokbench.environment import git_commit, machine_info
 from tokbench.errors import InputError, TokbenchError
+from tokbench.families.throughput import throughput_texts
 from tokbench.parity.diff import DocDiff
 from tokbench.parity.minimize import minimize
 from tokbench.parity.shard import EXAMPLES_PER_SHARD, TIME_LIMIT, ParityStats
@@ -245,7 +246,7 @@ def _speed(results: Results, toks: dict[str, Tokenizer], suites: Sequence[Any],
     settings = SpeedSettings(parts=parts, latency=replace(d.latency, budget_s=d.latency.budget_s
                                                           * budget),
                              rate=replace(d.rate, budget_s=d.rate.budget_s * budget))
-    texts = [t for s in suites for t in _throughput_texts(s, False)[ALL]]
+    texts = [t for s in suites for t in throughput_texts(s, False)[ALL]]
     h = hashlib.sha256("\n".join(texts).encode("utf-8", "surrogatepass")).hexdigest()
     results.meta.suites[SPEED_SUITE] = SuiteInfo(
         name=SPEED_SUITE, version="1", sha256=h, source="sample",

@@ -100,6 +100,48 @@ class RunnableSuite(Protocol):
         again when every unit is reused); whether this suite learns them only by reading."""
         ...
 
+    @property
+    def documents(self) -> list[Document]:
+        """Every document, in memory (a streamed suite reads them all)."""
+        ...
+
+    def languages(self) -> list[str]:
+        """The languages known before the run reads the suite."""
+        ...
+
+    def sample_record(self) -> dict[str, Any] | None:
+        """How the documents were drawn (a sample's method, units, strata), as recorded in
+        the results; None: the suite is read whole."""
+        ...
+
+    def growable_sample(self) -> GrowableSample | None:
+        """The sample ``--precision`` reads more of; None: read whole or sampled once."""
+        ...
+
+
+class GrowableSample(Protocol):
+    """A sample drawn in a fixed order, read block by block until precise enough."""
+
+    #: blocks read so far (None: the sample's own size)
+    drawn: int | None
+
+    @property
+    def population(self) -> dict[str, int]:
+        """Blocks of each stratum."""
+        ...
+
+    def order(self) -> list[Any]:
+        """Every block (a ``Shard``), in the order they are drawn."""
+        ...
+
+    def initial_size(self) -> int:
+        """Blocks of the sample size asked for."""
+        ...
+
+    def sample_info(self) -> dict[str, Any]:
+        """What was drawn: method, seed, size, blocks per stratum."""
+        ...
+
 
 @dataclass
 class Suite:
@@ -177,6 +219,13 @@ class Suite:
 
     def languages(self) -> list[str]:
         return list(dict.fromkeys(d.lang for d in self.documents))
+
+    def sample_record(self) -> dict[str, Any] | None:
+        sample: dict[str, Any] | None = self.meta.get("sample")
+        return sample
+
+    def growable_sample(self) -> GrowableSample | None:
+        return None
 
     def __iter__(self) -> Iterator[Document]:
         return iter(self.documents)

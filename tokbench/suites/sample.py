@@ -286,6 +286,12 @@ class SampledStreamingSuite(StreamingSuite):
         out["sample"] = self.sample_info()
         return out
 
+    def sample_record(self) -> dict[str, Any] | None:
+        return self.sample_info()
+
+    def growable_sample(self) -> SampledStreamingSuite:
+        return self
+
 
 def _draw_order(blocks: list[BlockRange], population: dict[str, list[int]], seed: int
                 ) -> list[BlockRange]:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from tokbench.errors import InputError
-from tokbench.suites.model import Document, ReadReport, Suite
+from tokbench.suites.model import Document, GrowableSample, ReadReport, Suite
 from tokbench.suites.reading import BOM, Counts, Reader, fix_hint
 
 #: target size of one shard: big enough that per-shard costs vanish, small enough that
@@ -300,6 +300,13 @@ class StreamingSuite:
 
     def languages(self) -> list[str]:
         return self.languages_known()
+
+    def sample_record(self) -> dict[str, Any] | None:
+        sample: dict[str, Any] | None = self.meta.get("sample")
+        return sample
+
+    def growable_sample(self) -> GrowableSample | None:
+        return None
 
     @property
     def subset_by(self) -> str | None:
