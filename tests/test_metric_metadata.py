@@ -5,12 +5,11 @@ third-party metric is shown and judged like a built-in one."""
 from __future__ import annotations
 
 import re
-import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 
+from tests._plugins import install_distribution
 from tokbench.ci.compare import compare
 from tokbench.cli import main
 from tokbench.engine.runner import run
@@ -46,20 +45,9 @@ PLUGIN = """
 def install_plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, source: str) -> None:
     """Install ``source`` as module ``tbwords_metrics`` whose ``ONE_TOKEN_WORDS`` is
     registered as metric ``one_token_words`` through the ``tokbench.metrics`` group."""
-    site = tmp_path / "site"
-    dist = site / "tbwords-1.0.dist-info"
-    dist.mkdir(parents=True)
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: tbwords\nVersion: 1.0\n",
-                                   encoding="utf-8")
-    (dist / "entry_points.txt").write_text(
-        "[tokbench.metrics]\none_token_words = tbwords_metrics:ONE_TOKEN_WORDS\n",
-        encoding="utf-8")
-    (site / "tbwords_metrics.py").write_text(textwrap.dedent(source), encoding="utf-8")
-    monkeypatch.syspath_prepend(str(site))
-    monkeypatch.setattr(METRICS, "_entry_points_read", False)
-    for attr in ("_targets", "_loaded", "_origins"):
-        monkeypatch.setattr(METRICS, attr, dict(getattr(METRICS, attr)))
-    monkeypatch.delitem(sys.modules, "tbwords_metrics", raising=False)
+    install_distribution(tmp_path, monkeypatch, "tbwords",
+                         "[tokbench.metrics]\none_token_words = tbwords_metrics:ONE_TOKEN_WORDS\n",
+                         {"tbwords_metrics": source}, [METRICS])
 
 
 @pytest.fixture
