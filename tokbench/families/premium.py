@@ -78,7 +78,7 @@ def _joined_counts(ctx: RunContext, name: str, suite: RunnableSuite, lang: str,
 
 def _aligned_texts(suite: RunnableSuite) -> dict[str, dict[str, str]]:
     out: dict[str, dict[str, str]] = {}
-    for d in suite.sample_documents():
+    for d in suite.documents:
         if d.align is not None:
             out.setdefault(d.lang, {})[d.align] = d.text
     return out
