@@ -12,7 +12,7 @@ from tests._toy import ToyTokenizer
 from tokbench.engine.runner import Settings, run
 from tokbench.errors import TokbenchError
 from tokbench.families import FAMILY_CLASSES, AskedFamily, FormulaFamily, family, run_families
-from tokbench.metrics import METRICS
+from tokbench.metrics import METRICS, metrics_of
 from tokbench.suites.model import Document, Suite
 
 SHARE = """
@@ -110,6 +110,16 @@ def test_a_gold_file_is_scored_without_choosing_its_family_and_never_on_a_suite(
     names = [f.name for f in run_families(["compression", "premium"], settings)]
     assert names == ["compression", "premium", "morph_gold"]
     assert not family("morph_gold").applies_to(_suite(), True)
+
+
+def test_choosing_morph_gold_without_a_file_warns_and_gives_no_rows() -> None:
+    results = run(["chars"], [_suite()], ["compression", "morph_gold"])
+    assert [w for w in results.meta.warnings if "morph_gold" in w] == [
+        "morph_gold scores a gold segmentation file and none was given, so it is left empty; "
+        "add --morph-gold FILE (MorphScore items, un+believ+able CSV or JSONL)"]
+    gold_metrics = {m.name for m in metrics_of(["morph_gold"])}
+    assert gold_metrics and not [r for r in results.rows if r.metric in gold_metrics]
+    assert {r.suite for r in results.rows} == {"two"}
 
 
 def test_premium_collects_aligned_counts_of_parallel_suites_only() -> None:

@@ -27,6 +27,8 @@ class GoldFamily(FormulaFamily):
     """Scores the ``morph_gold`` setting's file once per tokenizer, before the shards."""
 
     gold: GoldFile | None = None
+    #: chosen by name without a file: nothing to score, said once as a warning
+    missing_file: bool = False
 
     def wanted(self, chosen: Sequence[str], settings: RunSettings) -> bool:
         return bool(settings.morph_gold) or self.name in chosen
@@ -36,10 +38,18 @@ class GoldFamily(FormulaFamily):
         return False
 
     def prepare(self, ctx: RunContext) -> None:
+        self.missing_file = not ctx.settings.morph_gold
         if ctx.settings.morph_gold:  # a bad gold file stops the run before any work
             from tokbench.suites.morph_gold import read_gold
 
             self.gold = read_gold(ctx.settings.morph_gold)
+
+    def warnings(self, suites: Sequence[RunnableSuite]) -> list[str]:
+        if not self.missing_file:
+            return []
+        return [f"{self.name} scores a gold segmentation file and none was given, so it is "
+                f"left empty; add --morph-gold FILE (MorphScore items, un+believ+able CSV "
+                f"or JSONL)"]
 
     def before_shards(self, ctx: RunContext) -> None:
         if self.gold is not None:
