@@ -131,8 +131,8 @@ def test_slowed_adapter_shows_in_p99_not_in_p50() -> None:
     assert lat.cpu.values["p99"] == pytest.approx(10e-6)
     assert lat.cpu.values["max"] == pytest.approx(10e-6)
     # the p99 is one-sixth work, five-sixths waiting: compare knows not to trust its wall clock
-    assert lat.summary("p99")["cpu_share"] == pytest.approx(10 / 60, rel=1e-3)
-    assert lat.summary("p50")["cpu_share"] == pytest.approx(1.0)
+    assert lat.details("p99").cpu_share == pytest.approx(10 / 60, rel=1e-3)
+    assert lat.details("p50").cpu_share == pytest.approx(1.0)
 
 
 def test_latency_stops_at_the_budget_even_before_min_calls() -> None:

@@ -125,6 +125,7 @@ def _print_summary(con: Any, results: Any) -> None:
     from tokbench.cli.console import escape, print_fitted
     from tokbench.cli.verdict import print_verdict
     from tokbench.metrics.verdict import verdict
+    from tokbench.timing import BatchDetails, ScalingDetails
 
     print_verdict(con, verdict(results))
     by = {r.key: r for r in results.rows}
@@ -135,11 +136,10 @@ def _print_summary(con: Any, results: Any) -> None:
             else "–"
 
     toks = list(results.meta.tokenizers)
-    counts = sorted({int(r.extra.get("threads_asked", 0)) for r in results.rows
-                     if r.metric == "batch_mb_s"})
+    batches = [(r, BatchDetails.of(r)) for r in results.rows if r.metric == "batch_mb_s"]
+    counts = sorted({d.threads_asked for _, d in batches})
     top = counts[-1] if counts else 0
-    ignored = {r.tokenizer for r in results.rows
-               if r.metric == "batch_mb_s" and r.extra.get("ignored")}
+    ignored = {r.tokenizer for r, d in batches if d.ignored}
     columns: list[tuple[str, list[str]]] = [
         ("paragraph p50 µs", [val(t, "paragraph", "encode_p50_us") for t in toks]),
         ("p99 µs", [val(t, "paragraph", "encode_p99_us") for t in toks]),
@@ -154,7 +154,7 @@ def _print_summary(con: Any, results: Any) -> None:
     columns += [
         ("superlinear", [escape(", ".join(r.subset for r in results.rows if r.tokenizer == t
                                           and r.metric == "scaling_exponent"
-                                          and r.extra.get("superlinear")) or "none")
+                                          and ScalingDetails.of(r).superlinear) or "none")
                          for t in toks]),
         ("load s", [val(t, "all", "load_s", "{:.3f}") for t in toks]),
         ("RSS MB", [val(t, "all", "rss_mb") for t in toks])]

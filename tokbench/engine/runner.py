@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from tokbench.suites.model import Suite
     from tokbench.suites.morph_gold import GoldFile
     from tokbench.suites.stream import StreamingSuite
+    from tokbench.timing import RateDetails
 
     AnySuite = Suite | StreamingSuite
 
@@ -703,7 +704,7 @@ class _Run:
                 for metric, value, scale in (("throughput_mb_s", rate.mb_s, 1.0),
                                              ("throughput_tokens_s", rate.tokens_s, per_mb)):
                     self.results.rows.append(Row(name, plan.suite.name, subset, metric, value,
-                                                 _throughput_details(rate, scale)))
+                                                 _throughput_details(rate, scale).to_dict()))
             self.timings.throughput += time.perf_counter() - t0
             self.finished_units.append([name, plan.suite.name])
             self.notify("timed", {"tokenizer": name, "suite": plan.suite.name})
@@ -796,17 +797,17 @@ def _aligned_texts(suite: AnySuite) -> dict[str, dict[str, str]]:
     return out
 
 
-def _throughput_details(rate: Rate, scale: float) -> dict[str, Any]:
+def _throughput_details(rate: Rate, scale: float) -> RateDetails:
     """A throughput row's details: its samples (``compare`` judges a change against their
     range, as for every run before), their spread, and the precision reached (half the
     median's 95% interval, relative: 0.02 is ±2%), with how the timing stopped."""
-    extra = rate.extras(scale)
-    del extra["ci"]  # the range of the samples stays the noise band compare uses
-    samples = extra["samples"]
+    details = rate.details(scale)
+    details.ci = None  # the range of the samples stays the noise band compare uses
+    samples = details.samples or []
     med = statistics.median(samples) if samples else 0.0
-    extra["spread"] = (max(samples) - min(samples)) / med if med else 0.0
-    extra["threads"] = 1
-    return extra
+    details.spread = (max(samples) - min(samples)) / med if med else 0.0
+    details.threads = 1
+    return details
 
 
 def _throughput_texts(suite: AnySuite, per_subset: bool,

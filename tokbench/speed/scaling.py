@@ -15,11 +15,11 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from tokbench.speed.clock import REAL, THREAD_CPU, Clocks
 from tokbench.speed.stats import fit_loglog
 from tokbench.speed.workload import SCALING_SIZES, nbytes
+from tokbench.timing import UNKNOWN, ScalingDetails
 
 SUPERLINEAR = 1.2
 #: the fit uses points from this size on (below it, per-call overhead bends the line)
@@ -54,20 +54,20 @@ class Scaling:
         fit = self.fit
         return fit is not None and fit[0] > SUPERLINEAR
 
-    def extras(self) -> dict[str, Any]:
+    def details(self) -> ScalingDetails:
         fit = self.fit
-        d: dict[str, Any] = {"clock": THREAD_CPU, "points": [list(p) for p in self.points],
-                             "superlinear": self.superlinear, "threshold": SUPERLINEAR,
-                             "fit_from_bytes": FIT_FROM}
+        d = ScalingDetails(clock=THREAD_CPU, points=[list(p) for p in self.points],
+                           superlinear=self.superlinear, threshold=SUPERLINEAR,
+                           fit_from_bytes=FIT_FROM)
         if fit is not None:
-            d["stderr"] = fit[1]
-            d["ci"] = [fit[0] - 1.96 * fit[1], fit[0] + 1.96 * fit[1]]
+            d.stderr = fit[1]
+            d.ci = [fit[0] - 1.96 * fit[1], fit[0] + 1.96 * fit[1]]
         if self.skipped:
-            d["skipped_bytes"] = list(self.skipped)
-            d["skipped_why"] = self.why_skipped
+            d.skipped_bytes = list(self.skipped)
+            d.skipped_why = self.why_skipped
         if self.points:
             size, secs = self.points[-1]
-            d["largest_mb_s"] = size / 1e6 / secs if secs > 0 else None
+            d.largest_mb_s = size / 1e6 / secs if secs > 0 else UNKNOWN
         return d
 
 
