@@ -369,17 +369,19 @@ def test_a_tokenizer_that_cannot_load_is_explained_once(tmp_path, monkeypatch, c
 def test_the_throughput_timing_is_a_phase_of_its_own() -> None:
     from tests._toy import ToyTokenizer
     from tokbench.engine.runner import run
+    from tokbench.events import Event, PhaseStarted, TimingDone, TimingStarted
     from tokbench.suites.model import Document, Suite
 
-    events: list[tuple[str, dict[str, object]]] = []
+    events: list[Event] = []
     suites = [Suite(f"s{k}", "1", [Document("d", "eng_Latn", "x", "ab ba")]) for k in (1, 2)]
     run([ToyTokenizer(["a", "b", " "])], suites, ["compression", "throughput"],
-        progress=lambda name, info: events.append((name, info)), throughput_repeats=1)
-    names = [n for n, _ in events]
+        progress=events.append, throughput_repeats=1)
+    names = [e.kind for e in events]
     start = names.index("phase")
-    assert events[start][1] == {"name": "throughput", "units": 2}
+    assert events[start] == PhaseStarted(name="throughput", units=2)
     assert "shard" not in names[start:]  # the shard work is over when timing starts
-    timing = [(n, i["suite"]) for n, i in events[start:] if n in ("timing", "timed")]
+    timing = [(e.kind, e.suite) for e in events[start:]
+              if isinstance(e, (TimingStarted, TimingDone))]
     assert timing == [("timing", "s1"), ("timed", "s1"), ("timing", "s2"), ("timed", "s2")]
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from tokbench.engine.presets import BENCH_TOKENIZERS
 from tokbench.errors import InputError
+from tokbench.events import Event, SpeedPart, TokenizerDone, TokenizerFailed
 
 HELP = ("speed profiles: latency percentiles, throughput vs threads, length scaling, "
         "load cost and memory; writes results.json, report.md/html and plots")
@@ -81,15 +82,16 @@ def main(args: argparse.Namespace) -> int:
     with progress() as prog:
         task = prog.add_task("starting", total=len(specs))
 
-        def event(name: str, info: dict[str, Any]) -> None:
-            if name == "part":
-                prog.update(task, description=f"{info['tokenizer']} · {info['part']}")
-            elif name in ("done", "tokenizer_failed"):
-                prog.advance(task)
-            if name == "tokenizer_failed":
-                prog.console.print(f"[yellow]{escape(info['tokenizer'])}: "
-                                   f"{escape(info['error'])}[/]",
-                                   highlight=False)
+        def event(event: Event) -> None:
+            match event:
+                case SpeedPart():
+                    prog.update(task, description=f"{event.tokenizer} · {event.part}")
+                case TokenizerDone():
+                    prog.advance(task)
+                case TokenizerFailed():
+                    prog.advance(task)
+                    prog.console.print(f"[yellow]{escape(event.tokenizer)}: "
+                                       f"{escape(event.error)}[/]", highlight=False)
 
         results = run_bench(specs, args.suites or DEFAULT_SUITES, settings, event)
     files = [write_results_atomic(results, out)]

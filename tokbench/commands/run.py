@@ -9,6 +9,16 @@ from typing import Any
 from tokbench.cli.console import escape
 from tokbench.engine.presets import PRESETS, get_preset
 from tokbench.errors import TokbenchError
+from tokbench.events import (
+    Event,
+    PhaseStarted,
+    RunStarted,
+    ShardDone,
+    TimingDone,
+    TimingStarted,
+    TokenizerFailed,
+    UnitReached,
+)
 
 HELP = "compare tokenizers on suites; writes results.json, results.csv, report.md and plots"
 
@@ -233,28 +243,28 @@ class _Progress:
         self._task = self._p.add_task("starting", total=None)
         return self
 
-    def event(self, name: str, info: dict[str, Any]) -> None:
-        if name == "start":
-            self._p.update(self._task, total=info.get("bytes") or None,
-                           description="measuring")
-        elif name == "shard":
-            self._p.update(self._task, advance=info["bytes"],
-                           description=escape(str(info["suite"])))
-        elif name == "unit":
-            self._p.update(self._task, description=escape(
-                f"{info['tokenizer']} · {info['suite']}"))
-        elif name == "phase":  # timing throughput: a bar of its own, counted in units
-            self._p.update(self._task, description="measured")
-            self._task = self._p.add_task("timing throughput", total=info.get("units"),
-                                          count=True)
-        elif name == "timing":
-            self._p.update(self._task, description=escape(
-                f"timing {info['tokenizer']} · {info['suite']}"))
-        elif name == "timed":
-            self._p.advance(self._task)
-        elif name == "tokenizer_failed":  # why is said once, after the run
-            self._p.console.print(f"[yellow]{escape(str(info['tokenizer']))}: not loaded; "
-                                  "the rest runs (why: at the end)[/]", highlight=False)
+    def event(self, event: Event) -> None:
+        match event:
+            case RunStarted():
+                self._p.update(self._task, total=event.bytes or None, description="measuring")
+            case ShardDone():
+                self._p.update(self._task, advance=event.bytes,
+                               description=escape(event.suite))
+            case UnitReached():
+                self._p.update(self._task, description=escape(
+                    f"{event.tokenizer} · {event.suite}"))
+            case PhaseStarted():  # timing throughput: a bar of its own, counted in units
+                self._p.update(self._task, description="measured")
+                self._task = self._p.add_task("timing throughput", total=event.units,
+                                              count=True)
+            case TimingStarted():
+                self._p.update(self._task, description=escape(
+                    f"timing {event.tokenizer} · {event.suite}"))
+            case TimingDone():
+                self._p.advance(self._task)
+            case TokenizerFailed():  # why is said once, after the run
+                self._p.console.print(f"[yellow]{escape(event.tokenizer)}: not loaded; "
+                                      "the rest runs (why: at the end)[/]", highlight=False)
 
     def __exit__(self, *exc: object) -> None:
         self._p.__exit__(None, None, None)

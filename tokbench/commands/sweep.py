@@ -6,6 +6,17 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from tokbench.events import (
+    Advanced,
+    Event,
+    Overlap,
+    RunStarted,
+    SizeDone,
+    SizeFailed,
+    SizeStarted,
+    UnitReached,
+)
+
 HELP = ("train at several vocabulary sizes, evaluate each on held-out suites and recommend a "
         "size; writes sweep.json, sweep.md and plots")
 
@@ -144,32 +155,33 @@ class _Progress:
         self._eval: Any = None
         return self
 
-    def event(self, name: str, info: dict[str, Any]) -> None:
+    def event(self, event: Event) -> None:
         from rich.markup import escape
 
         p = self._p
-        if name == "overlap":
-            p.console.print(f"[yellow]warning: {info['overlapping']:,} of {info['documents']:,} "
-                            f"documents of {escape(info['suite'])} also occur in the training "
-                            "corpus (same normalized text); they are not held-out[/]",
-                            highlight=False)
-        elif name == "size_start":
-            p.update(self._train, description=f"training {escape(info['name'])}")
-        elif name == "size_done":
-            p.advance(self._train)
-            seconds = f" in {info['seconds']:.1f} s" if info.get("seconds") else ""
-            p.console.print(f"{escape(info['name'])}: {info['how']}{seconds}", highlight=False)
-        elif name == "size_failed":
-            p.advance(self._train)
-            p.console.print(f"[yellow]{escape(info['name'])}: {escape(info['error'])}[/]",
-                            highlight=False)
-        elif name == "start":
-            p.update(self._train, description="trained")
-            self._eval = p.add_task("evaluating", total=info["units"])
-        elif name == "unit" and self._eval is not None:
-            p.update(self._eval, description=escape(f"{info['tokenizer']} · {info['suite']}"))
-        elif name == "advance" and self._eval is not None:
-            p.advance(self._eval, info.get("steps", 1))
+        match event:
+            case Overlap():
+                p.console.print(f"[yellow]warning: {event.overlapping:,} of "
+                                f"{event.documents:,} documents of {escape(event.suite)} also "
+                                "occur in the training corpus (same normalized text); they are "
+                                "not held-out[/]", highlight=False)
+            case SizeStarted():
+                p.update(self._train, description=f"training {escape(event.name)}")
+            case SizeDone():
+                p.advance(self._train)
+                seconds = f" in {event.seconds:.1f} s" if event.seconds else ""
+                p.console.print(f"{escape(event.name)}: {event.how}{seconds}", highlight=False)
+            case SizeFailed():
+                p.advance(self._train)
+                p.console.print(f"[yellow]{escape(event.name)}: {escape(event.error)}[/]",
+                                highlight=False)
+            case RunStarted():
+                p.update(self._train, description="trained")
+                self._eval = p.add_task("evaluating", total=event.units)
+            case UnitReached() if self._eval is not None:
+                p.update(self._eval, description=escape(f"{event.tokenizer} · {event.suite}"))
+            case Advanced() if self._eval is not None:
+                p.advance(self._eval, event.steps)
 
     def __exit__(self, *exc: object) -> None:
         self._p.__exit__(None, None, None)

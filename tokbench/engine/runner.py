@@ -30,6 +30,19 @@ from tokbench.engine.state import RunState, SuiteProgress, unit_key
 from tokbench.engine.work import PinnedSpec, ShardResult, ShardTask
 from tokbench.environment import git_commit, machine_info
 from tokbench.errors import InputError, TokbenchError, tokenizer_raised
+from tokbench.events import (
+    Advanced,
+    PhaseStarted,
+    Progress,
+    RunDone,
+    RunStarted,
+    ShardDone,
+    TimingDone,
+    TimingStarted,
+    TokenizerFailed,
+    UnitReached,
+    ignore,
+)
 from tokbench.metrics import metrics_of, resolve_families
 from tokbench.metrics.base import MetricContext
 from tokbench.metrics.compute import evaluate, ratio
@@ -137,9 +150,6 @@ class Timings:
         return {f"{f.name}_s": getattr(self, f.name) for f in fields(self) if f.name != "extra"}
 
 
-ProgressFn = Callable[[str, dict[str, Any]], None]
-
-
 def run(
     tokenizers: Sequence[str | Tokenizer | Callable[[], Tokenizer]] | None = None,
     suites: Sequence[str | AnySuite] | None = None,
@@ -147,7 +157,7 @@ def run(
     *,
     settings: Settings | None = None,
     on_unit: Callable[[Results], object] | None = None,
-    progress: ProgressFn | None = None,
+    progress: Progress | None = None,
     resume: Results | None = None,
     jobs: int | None = 1,
     executor: str | Executor = "local",
@@ -166,7 +176,8 @@ def run(
     ``resume`` reuses the rows of finished units whose tokenizer, suite, settings and
     metrics are unchanged; ``state`` is a checkpoint file of finished shards (reused
     when it matches, so an interrupted run redoes only unfinished shards). Keyword
-    ``options`` set ``Settings`` fields (e.g. ``premium_join=True``).
+    ``options`` set ``Settings`` fields (e.g. ``premium_join=True``). ``progress`` is
+    called with each ``tokbench.events`` event as the run goes.
 
     >>> results = run(["bytes", "chars"], ["multilingual?languages=jpn_Jpan"], ["compression"])
     >>> results.value("bytes", "multilingual", "jpn_Jpan", "tokens")  # UTF-8 bytes
@@ -231,13 +242,13 @@ class _Run:
     """The state of one ``run()`` call."""
 
     def __init__(self, settings: Settings, families: list[str], explicit: bool,
-                 progress: ProgressFn | None, on_unit: Callable[[Results], object] | None
+                 progress: Progress | None, on_unit: Callable[[Results], object] | None
                  ) -> None:
         self.settings = settings
         self.families = families
         # digit metrics belong to suites that ask for them unless chosen by name
         self.digits_everywhere = explicit and "numbers" in families
-        self.notify = progress or (lambda event, info: None)
+        self.notify: Progress = progress or ignore
         self.on_unit = on_unit
         self.timings = Timings()
         self.wall0 = time.perf_counter()
@@ -283,7 +294,7 @@ class _Run:
         plans = [self._plan(s, resume, state, executor.workers) for s in suites]
         total = sum(sum(sh.nbytes for i, sh in enumerate(p.shards[:p.limit])
                         if i not in p.progress.done) for p in plans)
-        self.notify("start", {"units": len(self.toks) * (len(suites) + vocab), "bytes": total})
+        self.notify(RunStarted(units=len(self.toks) * (len(suites) + vocab), bytes=total))
         pending = [p for p in plans if p.tokenizers and not p.finished]
         run_id = uuid.uuid4().hex
         try:
@@ -309,8 +320,8 @@ class _Run:
             meta.executor = {**meta.executor, "chosen": chosen}
         timed = [p for p in plans if "throughput" in p.families and p.tokenizers]
         if timed:  # a phase of its own: the shard work is done, timing takes a while
-            self.notify("phase", {"name": "throughput",
-                                  "units": sum(len(p.tokenizers) for p in timed)})
+            self.notify(PhaseStarted(name="throughput",
+                                     units=sum(len(p.tokenizers) for p in timed)))
         for p in plans:
             self._throughput(p)
         self._speed(plans)
@@ -319,7 +330,7 @@ class _Run:
         meta.warnings = [*(meta.warnings or []), *_segmenter_warnings(meta.segmenters)]
         meta.timings = self.timings.to_dict(self.wall0)
         meta.complete = True
-        self.notify("done", {})
+        self.notify(RunDone())
         return self.results
 
     def _start(self, plans: list[_Plan], executor: Executor, run_id: str) -> None:
@@ -351,7 +362,7 @@ class _Run:
             plan = by_suite[result.suite]
             self._absorb(plan, result)
             state.touched()
-            self.notify("shard", {"suite": result.suite, "bytes": result.nbytes})
+            self.notify(ShardDone(suite=result.suite, bytes=result.nbytes))
             if plan.finished:
                 self._finish(plan, state)
 
@@ -429,7 +440,7 @@ class _Run:
                 tok = _load(spec)
             except TokbenchError as e:
                 meta.errors.append(RunError(tokenizer=str(spec), error=str(e)))
-                self.notify("tokenizer_failed", {"tokenizer": str(spec), "error": str(e)})
+                self.notify(TokenizerFailed(tokenizer=str(spec), error=str(e)))
                 continue
             self.timings.load += time.perf_counter() - t0
             if tok.name in seen:
@@ -545,8 +556,8 @@ class _Run:
             measured.extend(rows)
             if "throughput" not in plan.families:
                 self.finished_units.append([name, suite.name])
-            self.notify("unit", {"tokenizer": name, "suite": suite.name})
-            self.notify("advance", {"steps": 1})
+            self.notify(UnitReached(tokenizer=name, suite=suite.name))
+            self.notify(Advanced(steps=1))
         self._intervals(plan, measured, prefix)
         state.finished(suite.name)
         self._checkpoint()
@@ -620,7 +631,7 @@ class _Run:
 
     def _vocab_unit(self, name: str, resume: Results | None) -> None:
         tok = self.toks[name]
-        self.notify("unit", {"tokenizer": name, "suite": VOCAB_SUITE})
+        self.notify(UnitReached(tokenizer=name, suite=VOCAB_SUITE))
         reused = _reuse(resume, name, VOCAB_SUITE, self.results.meta.tokenizers[name], None,
                         self.settings, self.families)
         if reused is not None:
@@ -634,7 +645,7 @@ class _Run:
             rows = [Row(name, VOCAB_SUITE, ALL, k, v) for k, v in facts.items()]
         self.results.rows.extend(rows)
         self.finished_units.append([name, VOCAB_SUITE])
-        self.notify("advance", {"steps": 1})
+        self.notify(Advanced(steps=1))
         self._checkpoint()
 
     def _gold_unit(self, gold: GoldFile) -> None:
@@ -659,7 +670,7 @@ class _Run:
                 sums["ok"] = sums["docs"] = int(idx.size)
                 self.results.rows.extend(_metric_rows(name, GOLD_SUITE, subset,
                                                       SubsetStats(sums), metrics, ctx))
-            self.notify("unit", {"tokenizer": name, "suite": GOLD_SUITE})
+            self.notify(UnitReached(tokenizer=name, suite=GOLD_SUITE))
         self._checkpoint()
 
     def _throughput(self, plan: _Plan) -> None:
@@ -685,7 +696,7 @@ class _Run:
             subsets = _throughput_texts(plan.suite, True, RUN_SUBSET_BYTES)
             targets.update((k, v) for k, v in subsets.items() if k != ALL)
         for name in plan.tokenizers:
-            self.notify("timing", {"tokenizer": name, "suite": plan.suite.name})
+            self.notify(TimingStarted(tokenizer=name, suite=plan.suite.name))
             t0 = time.perf_counter()
             for subset, texts in targets.items():
                 try:
@@ -707,7 +718,7 @@ class _Run:
                                                  _throughput_details(rate, scale).to_dict()))
             self.timings.throughput += time.perf_counter() - t0
             self.finished_units.append([name, plan.suite.name])
-            self.notify("timed", {"tokenizer": name, "suite": plan.suite.name})
+            self.notify(TimingDone(tokenizer=name, suite=plan.suite.name))
             self._checkpoint()
 
     def _speed(self, plans: list[_Plan]) -> None:
@@ -728,7 +739,7 @@ class _Run:
             self.results.rows.extend(speed_rows(
                 tok, texts, suite=SUITE, spec=spec if isinstance(spec, str) else None,
                 progress=lambda what, n=name: self.notify(  # type: ignore[misc]
-                    "unit", {"tokenizer": n, "suite": f"speed: {what}"})))
+                    UnitReached(tokenizer=n, suite=f"speed: {what}"))))
             self.timings.throughput += time.perf_counter() - t0
             self.finished_units.append([name, SUITE])
             self._checkpoint()

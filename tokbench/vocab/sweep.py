@@ -25,7 +25,7 @@ import math
 import os
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from tokbench.constants import ALL
 from tokbench.errors import InputError
+from tokbench.events import Overlap, Progress, SizeDone, SizeFailed, SizeStarted, ignore
 from tokbench.results import Results, round_value
 from tokbench.vocab.train import (
     Corpus,
@@ -62,7 +63,6 @@ DEFAULT_D_MODEL = 4096
 MIN_OVERLAP_LINE = 32  # characters; shorter lines ("}", "1.") match by chance
 RESULTS_FILE = "sweep.json"
 
-ProgressFn = Callable[[str, dict[str, Any]], None]
 
 _SIZE = re.compile(r"^(\d+(?:\.\d+)?)\s*([kKmM]?)$")
 
@@ -240,13 +240,13 @@ def _cached(path: Path, key: str) -> Trained | None:
 
 
 def train_sizes(corpus: Corpus, config: SweepConfig, out: str | Path,
-                progress: ProgressFn | None = None) -> list[SizeResult]:
+                progress: Progress | None = None) -> list[SizeResult]:
     """Train (or reuse) every size of ``config.sizes`` into ``OUT/tokenizers/``.
 
     Finished sizes are saved as they finish; sizes the corpus cannot reach raise
     ``CorpusTooSmallError`` after the reachable ones are saved.
     """
-    notify = progress or (lambda event, info: None)
+    notify = progress or ignore
     out_dir = Path(out)
     base = config.train.resolved()
     sizes = list(config.sizes)
@@ -262,7 +262,7 @@ def train_sizes(corpus: Corpus, config: SweepConfig, out: str | Path,
         hit = _cached(_model_file(out_dir, name, base.backend), keys[s])
         if hit is not None:
             done[s] = SizeResult(s, name, hit, "reused")
-            notify("size_done", {"size": s, "name": name, "how": "reused"})
+            notify(SizeDone(size=s, name=name, how="reused"))
     missing = [s for s in sizes if s not in done]
     if missing and base.derivable:
         _derive_sizes(corpus, base, sizes, missing, keys, out_dir, corpus_info, done, notify)
@@ -281,7 +281,7 @@ def _save_size(model: TrainedModel, out_dir: Path, size: int, key: str,
 
 def _derive_sizes(corpus: Corpus, base: TrainConfig, sizes: list[int], missing: list[int],
                   keys: dict[int, str], out_dir: Path, corpus_info: dict[str, Any],
-                  done: dict[int, SizeResult], notify: ProgressFn) -> None:
+                  done: dict[int, SizeResult], notify: Progress) -> None:
     """Byte-level BPE: train once at the largest size, cut the others from it."""
     top = sizes[-1]
     top_name = tokenizer_name(base.algo, top)
@@ -289,15 +289,14 @@ def _derive_sizes(corpus: Corpus, base: TrainConfig, sizes: list[int], missing: 
         spec = json.loads(done[top].trained.path.read_text(encoding="utf-8"))
         seconds, version = 0.0, str(done[top].trained.info["trainer"].get("version", ""))
     else:
-        notify("size_start", {"size": top, "name": top_name, "how": "trained"})
+        notify(SizeStarted(size=top, name=top_name))
         model = train_model(corpus, dataclasses.replace(base, vocab_size=top),
                             require_size=False)
         spec, seconds, version = model.json_spec or {}, model.seconds, model.library_version
         if model.vocab_size >= top:
             trained = _save_size(model, out_dir, top, keys[top], corpus_info)
             done[top] = SizeResult(top, top_name, trained, "trained")
-            notify("size_done", {"size": top, "name": top_name, "how": "trained",
-                                 "seconds": model.seconds})
+            notify(SizeDone(size=top, name=top_name, how="trained", seconds=model.seconds))
     got = json_vocab_size(spec)
     limit = bytelevel_prefix_limit(spec)
     unreachable = [s for s in sizes if s > got]
@@ -314,14 +313,13 @@ def _derive_sizes(corpus: Corpus, base: TrainConfig, sizes: list[int], missing: 
             trained = _save_size(model, out_dir, s, keys[s], corpus_info, {
                 "derived_from": {**source, "trainer_seconds": round(seconds, 3)}})
             done[s] = SizeResult(s, name, trained, "derived")
-            notify("size_done", {"size": s, "name": name, "how": "derived"})
+            notify(SizeDone(size=s, name=name, how="derived"))
         else:  # beyond the exact prefix (never seen in practice): train this size directly
-            notify("size_start", {"size": s, "name": name, "how": "trained"})
+            notify(SizeStarted(size=s, name=name))
             model = train_model(corpus, dataclasses.replace(base, vocab_size=s))
             trained = _save_size(model, out_dir, s, keys[s], corpus_info)
             done[s] = SizeResult(s, name, trained, "trained")
-            notify("size_done", {"size": s, "name": name, "how": "trained",
-                                 "seconds": model.seconds})
+            notify(SizeDone(size=s, name=name, how="trained", seconds=model.seconds))
     if unreachable:
         raise too_small(corpus.label, base, got, unreachable, base_vocab(base))
 
@@ -354,7 +352,7 @@ def _train_worker(config: dict[str, Any], size: int, key: str, out_dir: str,
 
 def _train_in_workers(corpus: Corpus, base: TrainConfig, workers: int, missing: list[int],
                       keys: dict[int, str], out_dir: Path, corpus_info: dict[str, Any],
-                      done: dict[int, SizeResult], notify: ProgressFn) -> None:
+                      done: dict[int, SizeResult], notify: Progress) -> None:
     """Train each missing size in its own process, ``workers`` at a time."""
     import multiprocessing
 
@@ -368,7 +366,7 @@ def _train_in_workers(corpus: Corpus, base: TrainConfig, workers: int, missing: 
         futures: dict[Future[dict[str, Any]], int] = {}
         for s in missing:
             name = tokenizer_name(base.algo, s)
-            notify("size_start", {"size": s, "name": name, "how": "trained"})
+            notify(SizeStarted(size=s, name=name))
             futures[pool.submit(_train_worker, per_worker.to_dict(), s, keys[s], str(out_dir),
                                 corpus_info, corpus.label)] = s
         pending = set(futures)
@@ -380,13 +378,13 @@ def _train_in_workers(corpus: Corpus, base: TrainConfig, workers: int, missing: 
                 name = tokenizer_name(base.algo, s)
                 if "error" in info:
                     failed[s] = int(info["max_vocab"])
-                    notify("size_failed", {"size": s, "name": name, "error": info["error"]})
+                    notify(SizeFailed(size=s, name=name, error=info["error"]))
                     continue
                 path = _model_file(out_dir, name, base.backend)
                 trained = Trained(path, path.with_name(path.stem + ".train.json"), info)
                 done[s] = SizeResult(s, name, trained, "trained")
-                notify("size_done", {"size": s, "name": name, "how": "trained",
-                                     "seconds": info["trainer"]["seconds"]})
+                notify(SizeDone(size=s, name=name, how="trained",
+                                     seconds=info["trainer"]["seconds"]))
     except BaseException:
         _stop_pool(pool)
         raise
@@ -422,7 +420,7 @@ def load_sizes(sizes: Sequence[SizeResult]) -> list[Any]:
 
 
 def evaluate(sizes: Sequence[SizeResult], suites: Sequence[AnySuite], config: SweepConfig,
-             out: str | Path, progress: ProgressFn | None = None) -> Results:
+             out: str | Path, progress: Progress | None = None) -> Results:
     """Run every size on ``suites`` (checkpointed to ``OUT/sweep.json``; finished units of an
     earlier run with the same files and suites are reused)."""
     from tokbench.engine.runner import Settings, run
@@ -713,9 +711,9 @@ class SweepRun:
 
 
 def sweep(corpus: Corpus, eval_suites: Sequence[AnySuite], config: SweepConfig, out: str | Path,
-          progress: ProgressFn | None = None) -> SweepRun:
+          progress: Progress | None = None) -> SweepRun:
     """Train every size, evaluate on ``eval_suites``, recommend; writes ``OUT/sweep.json``."""
-    notify = progress or (lambda event, info: None)
+    notify = progress or ignore
     out_dir = Path(out)
     if config.within < 0 or config.within >= 1:
         raise InputError(f"--within {_pct(config.within)} must be between 0% and 100%")
@@ -725,7 +723,8 @@ def sweep(corpus: Corpus, eval_suites: Sequence[AnySuite], config: SweepConfig, 
     overlap = overlap_report(corpus.texts, eval_suites)
     for item in overlap:
         if item["overlapping"]:
-            notify("overlap", item)
+            notify(Overlap(suite=item["suite"], documents=item["documents"],
+                           overlapping=item["overlapping"]))
     trained = train_sizes(corpus, config, out_dir, notify)
     results = evaluate(trained, eval_suites, config, out_dir, notify)
     for r in results.rows:  # analysed as sweep.json stores them: recommend --sweep, which
