@@ -16,6 +16,20 @@ from typing import ClassVar
 
 
 @dataclass(frozen=True)
+class _OfTokenizer:
+    """An event about one tokenizer (its name, or its spec when it did not load)."""
+
+    tokenizer: str
+
+
+@dataclass(frozen=True)
+class _OfUnit(_OfTokenizer):
+    """An event about one (tokenizer, suite) unit."""
+
+    suite: str
+
+
+@dataclass(frozen=True)
 class RunStarted:
     """Tokenizers loaded and suites planned: ``units`` (tokenizer, suite) pairs and the
     text ``bytes`` the shard work will encode."""
@@ -35,13 +49,11 @@ class ShardDone:
 
 
 @dataclass(frozen=True)
-class UnitReached:
+class UnitReached(_OfUnit):
     """The run is at this (tokenizer, suite) unit; ``suite`` may say what part of it
     ("speed: latency · chat")."""
 
     kind: ClassVar[str] = "unit"
-    tokenizer: str
-    suite: str
 
 
 @dataclass(frozen=True)
@@ -63,21 +75,17 @@ class PhaseStarted:
 
 
 @dataclass(frozen=True)
-class TimingStarted:
+class TimingStarted(_OfUnit):
     """The throughput of ``tokenizer`` on ``suite`` is being timed."""
 
     kind: ClassVar[str] = "timing"
-    tokenizer: str
-    suite: str
 
 
 @dataclass(frozen=True)
-class TimingDone:
+class TimingDone(_OfUnit):
     """The throughput of ``tokenizer`` on ``suite`` was timed."""
 
     kind: ClassVar[str] = "timed"
-    tokenizer: str
-    suite: str
 
 
 @dataclass(frozen=True)
@@ -88,12 +96,11 @@ class RunDone:
 
 
 @dataclass(frozen=True)
-class TokenizerFailed:
+class TokenizerFailed(_OfTokenizer):
     """``tokenizer`` (its spec) could not be loaded; the rest goes on (a run, a bench, a
     parity check)."""
 
     kind: ClassVar[str] = "tokenizer_failed"
-    tokenizer: str
     error: str
 
 
@@ -107,26 +114,23 @@ class BenchStarted:
 
 
 @dataclass(frozen=True)
-class TokenizerStarted:
+class TokenizerStarted(_OfTokenizer):
     """``tokenizer`` (its spec) is being loaded."""
 
     kind: ClassVar[str] = "tokenizer"
-    tokenizer: str
 
 
 @dataclass(frozen=True)
-class SpeedPart:
+class SpeedPart(_OfTokenizer):
     """``part`` of the speed profile of ``tokenizer`` ("latency · chat") is being measured."""
 
     kind: ClassVar[str] = "part"
-    tokenizer: str
     part: str
 
 
 @dataclass(frozen=True)
-class TokenizerDone:
+class TokenizerDone(_OfTokenizer):
     kind: ClassVar[str] = "done"
-    tokenizer: str
 
 
 # -- tokbench parity / drift (tokbench.parity.run) -------------------------------------------
@@ -139,20 +143,18 @@ class ParityStarted:
 
 
 @dataclass(frozen=True)
-class Minimizing:
+class Minimizing(_OfTokenizer):
     """A reproducer of the difference of ``tokenizer`` on document ``doc_id`` is sought."""
 
     kind: ClassVar[str] = "minimize"
-    tokenizer: str
     doc_id: str | int | None
 
 
 @dataclass(frozen=True)
-class SpeedTiming:
+class SpeedTiming(_OfTokenizer):
     """``tokenizer``'s speed is being measured."""
 
     kind: ClassVar[str] = "speed"
-    tokenizer: str
 
 
 # -- tokbench sweep (tokbench.vocab.sweep) ---------------------------------------------------
@@ -170,31 +172,33 @@ class Overlap:
 
 
 @dataclass(frozen=True)
-class SizeStarted:
-    """Vocabulary size ``size`` (tokenizer ``name``) is being trained."""
+class _OfSize:
+    """An event about one vocabulary size of a sweep (its tokenizer is ``name``)."""
 
-    kind: ClassVar[str] = "size_start"
     size: int
     name: str
+
+
+@dataclass(frozen=True)
+class SizeStarted(_OfSize):
+    """Vocabulary size ``size`` is being trained."""
+
+    kind: ClassVar[str] = "size_start"
     how: str = "trained"
 
 
 @dataclass(frozen=True)
-class SizeDone:
+class SizeDone(_OfSize):
     """Size ``size`` is ready: ``how`` "trained" (in ``seconds``), "derived" or "reused"."""
 
     kind: ClassVar[str] = "size_done"
-    size: int
-    name: str
     how: str
     seconds: float | None = None
 
 
 @dataclass(frozen=True)
-class SizeFailed:
+class SizeFailed(_OfSize):
     kind: ClassVar[str] = "size_failed"
-    size: int
-    name: str
     error: str
 
 

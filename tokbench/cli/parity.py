@@ -8,16 +8,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+import tokbench.events as ev
 from tokbench.errors import InputError
-from tokbench.events import (
-    Event,
-    Minimizing,
-    ParityStarted,
-    Progress,
-    ShardDone,
-    SpeedTiming,
-    TokenizerFailed,
-)
 
 STATE = "parity-state.json"
 
@@ -72,25 +64,25 @@ def speed_parts(args: argparse.Namespace) -> tuple[str, ...]:
 class ParityProgress:
     """A progress bar fed by the run's events."""
 
-    def __enter__(self) -> Progress:
+    def __enter__(self) -> ev.Progress:
         from tokbench.cli.console import progress
 
         self.prog = progress(transient=True)
         self.prog.__enter__()
         self.task = self.prog.add_task("loading", total=None)
 
-        def event(event: Event) -> None:
+        def event(event: ev.Event) -> None:
             from rich.markup import escape
 
             match event:
-                case ParityStarted():
+                case ev.ParityStarted():
                     self.prog.update(self.task, total=event.shards, description="comparing")
-                case ShardDone():
+                case ev.ShardDone():
                     self.prog.advance(self.task)
-                case SpeedTiming() | Minimizing():
+                case ev.SpeedTiming() | ev.Minimizing():
                     self.prog.update(self.task,
                                      description=f"{event.kind} · {escape(event.tokenizer)}")
-                case TokenizerFailed():
+                case ev.TokenizerFailed():
                     self.prog.console.print(f"[yellow]not run: {escape(event.tokenizer)}: "
                                             f"{escape(event.error)}[/]", highlight=False,
                                             soft_wrap=True)

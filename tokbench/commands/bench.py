@@ -6,9 +6,9 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+import tokbench.events as ev
 from tokbench.engine.presets import BENCH_TOKENIZERS
 from tokbench.errors import InputError
-from tokbench.events import Event, SpeedPart, TokenizerDone, TokenizerFailed
 
 HELP = ("speed profiles: latency percentiles, throughput vs threads, length scaling, "
         "load cost and memory; writes results.json, report.md/html and plots")
@@ -82,13 +82,13 @@ def main(args: argparse.Namespace) -> int:
     with progress() as prog:
         task = prog.add_task("starting", total=len(specs))
 
-        def event(event: Event) -> None:
+        def event(event: ev.Event) -> None:
             match event:
-                case SpeedPart():
+                case ev.SpeedPart():
                     prog.update(task, description=f"{event.tokenizer} · {event.part}")
-                case TokenizerDone():
+                case ev.TokenizerDone():
                     prog.advance(task)
-                case TokenizerFailed():
+                case ev.TokenizerFailed():
                     prog.advance(task)
                     prog.console.print(f"[yellow]{escape(event.tokenizer)}: "
                                        f"{escape(event.error)}[/]", highlight=False)

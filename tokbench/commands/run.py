@@ -6,19 +6,10 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+import tokbench.events as ev
 from tokbench.cli.console import escape
 from tokbench.engine.presets import PRESETS, get_preset
 from tokbench.errors import TokbenchError
-from tokbench.events import (
-    Event,
-    PhaseStarted,
-    RunStarted,
-    ShardDone,
-    TimingDone,
-    TimingStarted,
-    TokenizerFailed,
-    UnitReached,
-)
 
 HELP = "compare tokenizers on suites; writes results.json, results.csv, report.md and plots"
 
@@ -243,26 +234,26 @@ class _Progress:
         self._task = self._p.add_task("starting", total=None)
         return self
 
-    def event(self, event: Event) -> None:
+    def event(self, event: ev.Event) -> None:
         match event:
-            case RunStarted():
+            case ev.RunStarted():
                 self._p.update(self._task, total=event.bytes or None, description="measuring")
-            case ShardDone():
+            case ev.ShardDone():
                 self._p.update(self._task, advance=event.bytes,
                                description=escape(event.suite))
-            case UnitReached():
+            case ev.UnitReached():
                 self._p.update(self._task, description=escape(
                     f"{event.tokenizer} · {event.suite}"))
-            case PhaseStarted():  # timing throughput: a bar of its own, counted in units
+            case ev.PhaseStarted():  # timing throughput: a bar of its own, counted in units
                 self._p.update(self._task, description="measured")
                 self._task = self._p.add_task("timing throughput", total=event.units,
                                               count=True)
-            case TimingStarted():
+            case ev.TimingStarted():
                 self._p.update(self._task, description=escape(
                     f"timing {event.tokenizer} · {event.suite}"))
-            case TimingDone():
+            case ev.TimingDone():
                 self._p.advance(self._task)
-            case TokenizerFailed():  # why is said once, after the run
+            case ev.TokenizerFailed():  # why is said once, after the run
                 self._p.console.print(f"[yellow]{escape(event.tokenizer)}: not loaded; "
                                       "the rest runs (why: at the end)[/]", highlight=False)
 

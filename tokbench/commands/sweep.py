@@ -6,16 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from tokbench.events import (
-    Advanced,
-    Event,
-    Overlap,
-    RunStarted,
-    SizeDone,
-    SizeFailed,
-    SizeStarted,
-    UnitReached,
-)
+import tokbench.events as ev
 
 HELP = ("train at several vocabulary sizes, evaluate each on held-out suites and recommend a "
         "size; writes sweep.json, sweep.md and plots")
@@ -155,32 +146,32 @@ class _Progress:
         self._eval: Any = None
         return self
 
-    def event(self, event: Event) -> None:
+    def event(self, event: ev.Event) -> None:
         from rich.markup import escape
 
         p = self._p
         match event:
-            case Overlap():
+            case ev.Overlap():
                 p.console.print(f"[yellow]warning: {event.overlapping:,} of "
                                 f"{event.documents:,} documents of {escape(event.suite)} also "
                                 "occur in the training corpus (same normalized text); they are "
                                 "not held-out[/]", highlight=False)
-            case SizeStarted():
+            case ev.SizeStarted():
                 p.update(self._train, description=f"training {escape(event.name)}")
-            case SizeDone():
+            case ev.SizeDone():
                 p.advance(self._train)
                 seconds = f" in {event.seconds:.1f} s" if event.seconds else ""
                 p.console.print(f"{escape(event.name)}: {event.how}{seconds}", highlight=False)
-            case SizeFailed():
+            case ev.SizeFailed():
                 p.advance(self._train)
                 p.console.print(f"[yellow]{escape(event.name)}: {escape(event.error)}[/]",
                                 highlight=False)
-            case RunStarted():
+            case ev.RunStarted():
                 p.update(self._train, description="trained")
                 self._eval = p.add_task("evaluating", total=event.units)
-            case UnitReached() if self._eval is not None:
+            case ev.UnitReached() if self._eval is not None:
                 p.update(self._eval, description=escape(f"{event.tokenizer} · {event.suite}"))
-            case Advanced() if self._eval is not None:
+            case ev.Advanced() if self._eval is not None:
                 p.advance(self._eval, event.steps)
 
     def __exit__(self, *exc: object) -> None:
