@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from tokbench.adapters.base import SourceInfo, Tokenizer
+from tokbench.adapters.base import Tokenizer
 from tokbench.ci.compare import BETTER, NOT_JUDGED, NOT_SIGNIFICANT, WORSE, compare
 from tokbench.metrics import FAMILIES, METRICS, resolve_families
-from tokbench.record import RunMeta, TokenizerInfo
+from tokbench.record import RunMeta, TokenizerInfo, TokenizerSource
 from tokbench.results import Results, Row
 from tokbench.speed.clock import Clocks
 from tokbench.speed.latency import LatencyBudget, measure_latency
@@ -49,7 +49,7 @@ class FakeTokenizer(Tokenizer):
 
     def __init__(self, clk: FakeClocks, per_char: float = 1e-7, slow_every: int = 0,
                  sleep: float = 0.0, power: float = 1.0) -> None:
-        super().__init__("fake", SourceInfo("builtin", "tests/test_speed.py"))
+        super().__init__("fake", TokenizerSource("builtin", "tests/test_speed.py"))
         self.clk, self.per_char, self.slow_every, self.sleep = clk, per_char, slow_every, sleep
         self.power = power
         self.calls = 0

@@ -21,23 +21,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from tokbench.errors import InputError
+from tokbench.record import TokenizerSource
 
 if TYPE_CHECKING:
     import numpy as np
-
-
-@dataclass(frozen=True)
-class SourceInfo:
-    """Where a tokenizer's files came from, recorded in every result."""
-
-    kind: str  # "pypi", "hub", "tiktoken", "file", "builtin", "trained"
-    location: str  # e.g. "openai-whisper==20250625:whisper/assets/gpt2.tiktoken", a path, a hub id
-    sha256: str | None = None  # of the main tokenizer file, when there is one
-    path: str | None = None  # local file actually loaded
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "location": self.location, "sha256": self.sha256,
-                "path": self.path}
 
 
 def is_utf8(data: bytes) -> bool:
@@ -111,7 +98,7 @@ class Tokenizer(ABC):
     #: what ``EncodedWithOffsets.offsets`` count: "char" (code points) or "byte" (UTF-8 bytes)
     offsets_unit: str = "char"
 
-    def __init__(self, name: str, source: SourceInfo) -> None:
+    def __init__(self, name: str, source: TokenizerSource) -> None:
         self.name = name
         self.source = source
 

