@@ -38,7 +38,6 @@ from tokbench.adapters.base import (
     Encoding,
     Tokenizer,
     out_of_vocab,
-    sha256_file,
 )
 from tokbench.adapters.gguf_byte_bpe import PRE_TOKENIZERS, build_byte_bpe, supported_pre
 from tokbench.adapters.gguf_reader import GGUFVocab, UnsupportedGGUFError, read_vocab
@@ -46,6 +45,7 @@ from tokbench.adapters.gguf_sentencepiece import load_as_sentencepiece
 from tokbench.adapters.gguf_tokenizers import load_as_tokenizers
 from tokbench.adapters.gguf_wordpiece import build_wordpiece
 from tokbench.errors import InputError
+from tokbench.hashing import sha256_file
 from tokbench.record import TokenizerSource
 
 MODELS = {"llama": "SentencePiece BPE", "t5": "SentencePiece Unigram", "bert": "WordPiece",

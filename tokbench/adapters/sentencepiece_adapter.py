@@ -27,10 +27,10 @@ from tokbench.adapters.base import (
     check_options,
     first_line,
     out_of_vocab,
-    sha256_file,
     spans_reproduce,
 )
 from tokbench.errors import CorruptFileError, InputError, require
+from tokbench.hashing import sha256_file
 from tokbench.record import TokenizerSource
 
 if TYPE_CHECKING:

@@ -39,6 +39,7 @@ from tokbench.errors import (
     UnknownNameError,
     require,
 )
+from tokbench.hashing import sha256_file
 from tokbench.record import TokenizerSource
 
 if TYPE_CHECKING:
@@ -337,7 +338,7 @@ def load_tekken(path: str | Path, *, name: str | None = None,
     for i in range(len(specials), n_special):
         specials[f"<SPECIAL_{i}>"] = i
     src = source or TokenizerSource(kind="file", location=str(path),
-                                    sha256=hashlib.sha256(path.read_bytes()).hexdigest(),
+                                    sha256=sha256_file(path),
                                     path=str(path))
     enc = _encoding(tk, path, name=name or path.stem, pat_str=pattern, ranks=ranks,
                     special_tokens=specials, explicit_n_vocab=n_vocab)

@@ -33,7 +33,6 @@ from tokbench.adapters.base import (
     first_line,
     normalized_offsets,
     out_of_vocab,
-    sha256_file,
     spans_reproduce,
 )
 from tokbench.adapters.hf_tokenizers import (
@@ -48,6 +47,7 @@ from tokbench.adapters.hf_tokenizers import (
     text_blind_model,
 )
 from tokbench.errors import InputError, SourceError, require
+from tokbench.hashing import sha256_file
 from tokbench.paths import user_path
 from tokbench.record import TokenizerSource
 

@@ -13,10 +13,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tokbench.adapters.base import check_options, sha256_file
+from tokbench.adapters.base import check_options
 from tokbench.adapters.hf_tokenizers import HFTokenizersTokenizer
 from tokbench.adapters.hf_tokenizers import load as load_json
 from tokbench.errors import CorruptFileError, InputError
+from tokbench.hashing import sha256_file
 from tokbench.record import TokenizerSource
 
 SPECIALS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")

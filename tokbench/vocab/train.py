@@ -27,9 +27,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tokbench.adapters.base import sha256_file
 from tokbench.atomic import write_atomic
 from tokbench.errors import InputError, TokbenchError, require
+from tokbench.hashing import sha256_file
 from tokbench.record import TokenizerSource
 from tokbench.version import __version__
 
