@@ -11,17 +11,17 @@ import pytest
 from tokbench.errors import InputError
 from tokbench.results import Results, Row, round_value
 from tokbench.speed.latency import Latency
+from tokbench.speed.length import LengthCurve
 from tokbench.speed.rate import Rate
-from tokbench.speed.scaling import Scaling
 from tokbench.speed.stats import Distribution
 from tokbench.speed.threads import NATIVE, ThreadPoint
 from tokbench.timing import (
     UNKNOWN,
     BatchDetails,
     LatencyDetails,
+    LengthDetails,
     LoadDetails,
     RateDetails,
-    ScalingDetails,
     ThreadsUsedDetails,
     TimingDetails,
 )
@@ -106,18 +106,18 @@ def test_batch_and_threads_used_details() -> None:
     assert row.extra == {"clock": "process_cpu / wall", "threads_asked": 2}
 
 
-def test_scaling_details_keys_and_unknown_rate() -> None:
-    sc = Scaling("ordinary", [(1024, 1e-5), (4096, 4e-5), (16384, 1.6e-4)], [65536], "cap")
-    row, back = _reread(ScalingDetails, sc.details())
+def test_length_details_keys_and_unknown_rate() -> None:
+    sc = LengthCurve("ordinary", [(1024, 1e-5), (4096, 4e-5), (16384, 1.6e-4)], [65536], "cap")
+    row, back = _reread(LengthDetails, sc.details())
     assert sorted(row.extra) == SCALING_KEYS
     assert back.to_dict() == row.extra
     assert back.points == [[1024, 1e-5], [4096, 4e-5], [16384, 1.6e-4]]
     assert back.skipped_bytes == [65536] and back.skipped_why == "cap"
     assert row.extra["largest_mb_s"] == pytest.approx(16384 / 1e6 / 1.6e-4)
     # a last size timed at 0 s has no rate: written as null, as before
-    row, back = _reread(ScalingDetails, Scaling("digits", [(1024, 0.0)]).details())
+    row, back = _reread(LengthDetails, LengthCurve("digits", [(1024, 0.0)]).details())
     assert row.extra["largest_mb_s"] is None and back.largest_mb_s is None
-    bare = Scaling("digits").details().to_dict()
+    bare = LengthCurve("digits").details().to_dict()
     assert sorted(bare) == ["clock", "fit_from_bytes", "points", "superlinear", "threshold"]
 
 

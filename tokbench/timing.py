@@ -101,7 +101,7 @@ class ThreadsUsedDetails(TimingDetails):
 
 
 @dataclass
-class ScalingDetails(TimingDetails):
+class LengthDetails(TimingDetails):
     """A length-scaling row (``scaling_exponent``, subset the kind of input)."""
 
     points: list[list[float]] = field(default_factory=list)  # [bytes, seconds per call]

@@ -60,8 +60,8 @@ def settings_from(args: argparse.Namespace) -> Any:
         latency=replace(d.latency, budget_s=d.latency.budget_s * x),
         decode_latency=replace(d.decode_latency, budget_s=d.decode_latency.budget_s * x),
         rate=replace(d.rate, budget_s=d.rate.budget_s * x),
-        scaling=replace(d.scaling, budget_s=d.scaling.budget_s * x,
-                        call_cap_s=d.scaling.call_cap_s * min(x, 1.0)),
+        length=replace(d.length, budget_s=d.length.budget_s * x,
+                       call_cap_s=d.length.call_cap_s * min(x, 1.0)),
         max_threads=args.max_threads, thread_budget_s=d.thread_budget_s * x,
         extra={"speed_budget_scale": x})
 
@@ -127,7 +127,7 @@ def _print_summary(con: Any, results: Any) -> None:
     from tokbench.cli.console import escape, print_fitted
     from tokbench.cli.verdict import print_verdict
     from tokbench.metrics.verdict import verdict
-    from tokbench.timing import BatchDetails, ScalingDetails
+    from tokbench.timing import BatchDetails, LengthDetails
 
     print_verdict(con, verdict(results))
     by = {r.key: r for r in results.rows}
@@ -156,7 +156,7 @@ def _print_summary(con: Any, results: Any) -> None:
     columns += [
         ("superlinear", [escape(", ".join(r.subset for r in results.rows if r.tokenizer == t
                                           and r.metric == "scaling_exponent"
-                                          and ScalingDetails.of(r).superlinear) or "none")
+                                          and LengthDetails.of(r).superlinear) or "none")
                          for t in toks]),
         ("load s", [val(t, "all", "load_s", "{:.3f}") for t in toks]),
         ("RSS MB", [val(t, "all", "rss_mb") for t in toks])]

@@ -18,9 +18,9 @@ from tokbench.results import Results, Row
 from tokbench.timing import (
     BatchDetails,
     LatencyDetails,
+    LengthDetails,
     LoadDetails,
     RateDetails,
-    ScalingDetails,
     TimingDetails,
 )
 
@@ -119,10 +119,10 @@ def threads_plot(results: Results, path: Path) -> Path | None:
     return path
 
 
-def scaling_plot(results: Results, path: Path) -> Path | None:
+def length_plot(results: Results, path: Path) -> Path | None:
     """Seconds per call against bytes (log-log), one panel per kind of input."""
     rows = [(r, points) for r in speed_rows_of(results, "scaling_exponent")
-            for points in [ScalingDetails.of(r).points] if points]
+            for points in [LengthDetails.of(r).points] if points]
     kinds = list(dict.fromkeys(r.subset for r, _ in rows))
     if not kinds:
         return None
@@ -164,7 +164,7 @@ def render_speed_plots(results: Results, out_dir: str | Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     written = [latency_cdf_plot(results, out / SPEED_PLOTS[0]),
                threads_plot(results, out / SPEED_PLOTS[1]),
-               scaling_plot(results, out / SPEED_PLOTS[2])]
+               length_plot(results, out / SPEED_PLOTS[2])]
     return [p for p in written if p is not None]
 
 
@@ -255,7 +255,7 @@ def speed_tables(results: Results) -> list[tuple[str, str, list[str], list[list[
     for tok in toks:
         for r in (x for x in results.rows if x.tokenizer == tok
                   and x.metric == "scaling_exponent"):
-            sc = ScalingDetails.of(r)
+            sc = LengthDetails.of(r)
             flag = "**superlinear**" if sc.superlinear else ""
             sc_rows.append([tok, r.subset, _fmt(r.value, 2), _ci(r, 2),
                             _fmt(sc.largest_mb_s, 2), flag, sc.skipped_why or ""])

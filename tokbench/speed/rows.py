@@ -10,7 +10,7 @@ are a record of ``tokbench.timing``:
   (``RateDetails``);
 * ``batch_mb_s`` (``BatchDetails``; an ignored setting is flagged in ``ignored``) and
   ``threads_used`` (``ThreadsUsedDetails``), subset ``native:N`` / ``process:N``;
-* ``scaling_exponent``, subset = kind of input (``ScalingDetails``);
+* ``scaling_exponent``, subset = kind of input (``LengthDetails``);
 * ``load_s``, ``import_s``, ``first_call_ms``, ``rss_mb``, subset all (fresh process;
   ``LoadDetails``).
 """
@@ -27,10 +27,10 @@ from tokbench.constants import ALL
 from tokbench.results import Row
 from tokbench.speed.clock import PROCESS_CPU, REAL, WALL, Clocks
 from tokbench.speed.latency import Latency, LatencyBudget, measure_latency
+from tokbench.speed.length import LengthBudget, measure_length_curves
 from tokbench.speed.rate import RateBudget, measure_rate
-from tokbench.speed.scaling import ScalingBudget, measure_scaling
 from tokbench.speed.threads import NATIVE, ThreadPoint, ignored
-from tokbench.speed.workload import draw_requests, nbytes, scaling_sources
+from tokbench.speed.workload import draw_requests, length_sources, nbytes
 from tokbench.timing import UNKNOWN, LoadDetails, ThreadsUsedDetails, TimingDetails
 
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ class SpeedSettings:
     latency: LatencyBudget = field(default_factory=LatencyBudget)
     decode_latency: LatencyBudget = field(default_factory=lambda: LatencyBudget(budget_s=0.3))
     rate: RateBudget = field(default_factory=RateBudget)
-    scaling: ScalingBudget = field(default_factory=ScalingBudget)
+    length: LengthBudget = field(default_factory=LengthBudget)
     max_threads: int | None = None  # None: the usable cores
     thread_repeats: int = 5
     thread_budget_s: float = 0.6
@@ -65,7 +65,7 @@ class SpeedSettings:
                 "speed_latency_budget_s": self.latency.budget_s,
                 "speed_rate_budget_s": self.rate.budget_s,
                 "speed_rate_target_ci": self.rate.target_rel_ci,
-                "speed_scaling_budget_s": self.scaling.budget_s,
+                "speed_scaling_budget_s": self.length.budget_s,
                 "speed_threads": self.thread_counts(), **self.extra}
 
 
@@ -122,8 +122,8 @@ def speed_rows(tok: Tokenizer, texts: Sequence[str], *, suite: str = "speed",
             row(ALL, "encode_mb_s", rate.mb_s, rate.details())
     if "scaling" in settings.parts:
         say("length scaling")
-        for sc in measure_scaling(tok.encode, scaling_sources(texts), settings.scaling,
-                                  clocks=clocks):
+        for sc in measure_length_curves(tok.encode, length_sources(texts), settings.length,
+                                        clocks=clocks):
             fit = sc.fit
             row(sc.kind, "scaling_exponent", fit[0] if fit else None, sc.details())
     if spec is not None and {"threads", "footprint"} & set(settings.parts):
