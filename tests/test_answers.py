@@ -305,8 +305,8 @@ def test_the_sweep_says_its_pick_is_at_the_edge_and_reconciles_one_answer() -> N
 
 
 def test_recommend_never_calls_a_lossy_tokenizer_best() -> None:
-    from tokbench.render.scaling import best_line, placement_rows
-    from tokbench.vocab.scaling import mark_caveats
+    from tokbench.render.vocab_law import best_line, placement_rows
+    from tokbench.vocab.law import mark_caveats
 
     section = {"tokenizers": [{"tokenizer": "xlmr", "vocab": 250002, "tokens_per_char": 0.3,
                                "flops_per_char": 80.0, "flops_vs_best_pct": 0.0,

@@ -30,8 +30,8 @@ def _percent(text: str) -> float:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from tokbench.cli.scaling import add_scaling_options
     from tokbench.cli.training import add_training_options
+    from tokbench.cli.vocab_law import add_vocab_law_options
 
     p.add_argument("--sizes", default="1k,2k,4k,8k,16k,32k,64k",
                    help="increasing vocabulary sizes (k = 1024; default 1k,...,64k)")
@@ -50,7 +50,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "(default 4096, or the paper's width for --model-params)")
     p.add_argument("--tied", action="store_true",
                    help="input and output embeddings are tied (one vocab x d_model matrix)")
-    add_scaling_options(p)
+    add_vocab_law_options(p)
     p.add_argument("--metrics", "-m",
                    help="metric families (default: compression, fertility, premium, roundtrip, "
                         "unknown, vocab_use)")
@@ -69,16 +69,16 @@ def main(args: argparse.Namespace) -> int:
     from rich.markup import escape
 
     from tokbench.cli.console import console, err_console
-    from tokbench.cli.scaling import scaling_settings
     from tokbench.cli.training import config_from_args, use_threads
+    from tokbench.cli.vocab_law import vocab_law_settings
     from tokbench.render.sweep import recommendation_text, write_sweep_outputs
     from tokbench.suites import load_suite, split_suite_specs
     from tokbench.vocab.sweep import (
         DEFAULT_D_MODEL,
         SWEEP_METRICS,
         SweepConfig,
-        check_scaling,
         check_sizes,
+        check_vocab_law,
         parse_sizes,
         sweep,
     )
@@ -92,18 +92,18 @@ def main(args: argparse.Namespace) -> int:
     from tokbench.metrics import resolve_families
 
     resolve_families(metrics)  # an unknown name fails before any training
-    scaling = scaling_settings(args)
+    vocab_law = vocab_law_settings(args)
     if args.d_model is not None:
         d_model, d_source = args.d_model, "given"
-    elif scaling is not None:
-        d_model, d_source = scaling.resolved()["d_model"], "from --model-params (paper's table)"
+    elif vocab_law is not None:
+        d_model, d_source = vocab_law.resolved()["d_model"], "from --model-params (paper's table)"
     else:
         d_model, d_source = DEFAULT_D_MODEL, "default"
     config = SweepConfig(sizes=tuple(sizes), train=train_config, within=args.within,
                          d_model=d_model, tied=args.tied, metrics=metrics,
-                         workers=max(1, args.jobs), scaling=scaling,
+                         workers=max(1, args.jobs), vocab_law=vocab_law,
                          d_model_source=d_source)
-    check_scaling(config)  # before loading and training: a bad number costs nothing
+    check_vocab_law(config)  # before loading and training: a bad number costs nothing
     out = Path(args.out)
     err = err_console()
     with err.status("loading the corpus and evaluation suites…"):
@@ -119,9 +119,9 @@ def main(args: argparse.Namespace) -> int:
     con.print(recommendation_text(sw, several).replace("**", ""),
               highlight=False, markup=False)
     if "scaling" in sw:
-        from tokbench.cli.scaling import print_scaling
+        from tokbench.cli.vocab_law import print_vocab_law
 
-        print_scaling(con, sw["scaling"])
+        print_vocab_law(con, sw["scaling"])
     from tokbench.render.sweep import answer_lines
 
     con.print()  # the one answer last, where the eye lands

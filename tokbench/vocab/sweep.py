@@ -55,7 +55,7 @@ from tokbench.vocab.train import (
 
 if TYPE_CHECKING:
     from tokbench.suites.stream import AnySuite
-    from tokbench.vocab.scaling import ScalingSettings
+    from tokbench.vocab.law import VocabLawSettings
 
 SWEEP_METRICS = ("compression", "fertility", "premium", "roundtrip", "unknown", "vocab_use")
 DEFAULT_SIZES = tuple(1024 << k for k in range(7))  # 1k .. 64k
@@ -122,7 +122,7 @@ class SweepConfig:
     tied: bool = False
     metrics: tuple[str, ...] = SWEEP_METRICS
     workers: int = 2
-    scaling: ScalingSettings | None = None  # --model-params: the compute-optimal section
+    vocab_law: VocabLawSettings | None = None  # --model-params: the compute-optimal section
     d_model_source: str = "given"
 
     def rule(self) -> str:
@@ -134,8 +134,8 @@ class SweepConfig:
                "within": self.within, "d_model": self.d_model,
                "d_model_source": self.d_model_source, "tied": self.tied,
                "metrics": list(self.metrics)}
-        if self.scaling is not None:
-            out["scaling"] = self.scaling.resolved()
+        if self.vocab_law is not None:
+            out["scaling"] = self.vocab_law.resolved()
         return out
 
 
@@ -542,7 +542,7 @@ def tokenizer_name_from(names: dict[str, int], size: int) -> str:
 def tokens_per_char(results: Results, names: dict[str, int]) -> dict[str, dict[int, float]]:
     """f(V) of every size: tokens per character, ``"all"`` and each language (subset),
     pooled over the evaluation suites as a ratio of sums."""
-    from tokbench.vocab.scaling import pooled_tokens_per_char
+    from tokbench.vocab.law import pooled_tokens_per_char
 
     by_tok = pooled_tokens_per_char(r for r in results.rows if r.tokenizer in names)
     out: dict[str, dict[int, float]] = {}
@@ -552,11 +552,11 @@ def tokens_per_char(results: Results, names: dict[str, int]) -> dict[str, dict[i
     return {g: dict(sorted(out[g].items())) for g in sorted(out, key=lambda g: (g != ALL, g))}
 
 
-def check_scaling(config: SweepConfig) -> None:
+def check_vocab_law(config: SweepConfig) -> None:
     """--model-params needs 3 sizes, the compression metrics and sane numbers."""
-    if config.scaling is None:
+    if config.vocab_law is None:
         return
-    config.scaling.check()
+    config.vocab_law.check()
     if len(config.sizes) < 3:
         raise InputError(f"--model-params fits f(V) over the swept sizes and needs at least 3; "
                          f"--sizes has {len(config.sizes)}, e.g. --sizes 1k,2k,4k,8k")
@@ -576,10 +576,10 @@ def analyze(results: Results, config: SweepConfig, names: dict[str, int]) -> dic
                            "cost": cost_table(results, names, sizes, config.d_model,
                                               config.tied)}
     section: dict[str, Any] | None = None
-    if config.scaling is not None:
-        from tokbench.vocab.scaling import analyze as scaling_analyze
+    if config.vocab_law is not None:
+        from tokbench.vocab.law import analyze as analyze_vocab_law
 
-        section = scaling_analyze(config.scaling, tokens_per_char(results, names))
+        section = analyze_vocab_law(config.vocab_law, tokens_per_char(results, names))
         section["nearest_size"] = _nearest(sizes, section)
         out["scaling"] = section
     out["answer"] = reconcile(rec, sizes, section)
@@ -720,7 +720,7 @@ def sweep(corpus: Corpus, eval_suites: Sequence[AnySuite], config: SweepConfig, 
         raise InputError(f"--within {_pct(config.within)} must be between 0% and 100%")
     if config.d_model < 1:
         raise InputError("--d-model must be at least 1")
-    check_scaling(config)
+    check_vocab_law(config)
     overlap = overlap_report(corpus.texts, eval_suites)
     for item in overlap:
         if item["overlapping"]:
