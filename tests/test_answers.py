@@ -263,7 +263,7 @@ def test_the_viewer_of_a_filtered_suite_has_no_content_note() -> None:
 
 
 def test_the_sweep_says_its_pick_is_at_the_edge_and_reconciles_one_answer() -> None:
-    from tokbench.vocab.sweep import reconcile, round_size
+    from tokbench.training.sweep import reconcile, round_size
 
     sizes = [1024, 2048, 4096, 8192]
     rec = {"size": 8192, "met": True, "within": 0.02, "worst": {}}
@@ -306,7 +306,7 @@ def test_the_sweep_says_its_pick_is_at_the_edge_and_reconciles_one_answer() -> N
 
 def test_recommend_never_calls_a_lossy_tokenizer_best() -> None:
     from tokbench.render.vocab_law import best_line, placement_rows
-    from tokbench.vocab.law import mark_caveats
+    from tokbench.training.law import mark_caveats
 
     section = {"tokenizers": [{"tokenizer": "xlmr", "vocab": 250002, "tokens_per_char": 0.3,
                                "flops_per_char": 80.0, "flops_vs_best_pct": 0.0,

@@ -15,7 +15,7 @@ from tokbench.events import Event, Overlap, SizeDone, SizeStarted
 from tokbench.record import RunMeta, SuiteInfo
 from tokbench.results import Results, Row
 from tokbench.suites.model import Document, Suite
-from tokbench.vocab.sweep import (
+from tokbench.training.sweep import (
     SweepConfig,
     check_sizes,
     cost_table,
@@ -28,7 +28,7 @@ from tokbench.vocab.sweep import (
     sweep,
     train_sizes,
 )
-from tokbench.vocab.train import (
+from tokbench.training.train import (
     CorpusTooSmallError,
     TrainConfig,
     bytelevel_prefix_limit,

@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 from tokbench.results import Row
-from tokbench.vocab import law
-from tokbench.vocab.law import (
+from tokbench.training import law
+from tokbench.training.law import (
     PAPER_TOKENS_PER_CHAR,
     TokensPerChar,
     VocabLawSettings,
@@ -278,8 +278,8 @@ def test_flores_fit_reproduces_tokens_per_char_within_1pct(tmp_path: Path) -> No
     full devtest, 1k..16k, the paper's form misses Tamil by 4.4%; see docs/sweep.md.)"""
     from tokbench.paths import flores_dir
     from tokbench.suites import load_suite
-    from tokbench.vocab.sweep import SweepConfig, sweep
-    from tokbench.vocab.train import TrainConfig, load_corpus
+    from tokbench.training.sweep import SweepConfig, sweep
+    from tokbench.training.train import TrainConfig, load_corpus
 
     assert flores_dir() is not None  # needs("flores")
     corpus = load_corpus("flores200?split=dev")

@@ -157,7 +157,7 @@ class SpeedTiming(_OfTokenizer):
     kind: ClassVar[str] = "speed"
 
 
-# -- tokbench sweep (tokbench.vocab.sweep) ---------------------------------------------------
+# -- tokbench sweep (tokbench.training.sweep) ---------------------------------------------------
 
 
 @dataclass(frozen=True)

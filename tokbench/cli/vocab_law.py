@@ -20,7 +20,7 @@ def add_vocab_law_options(p: argparse.ArgumentParser, required: bool = False) ->
 def vocab_law_settings(args: argparse.Namespace) -> Any:
     """``VocabLawSettings`` from --model-params/--flops/--d-model/--tied, or None."""
     from tokbench.errors import InputError
-    from tokbench.vocab.law import VocabLawSettings, parse_number
+    from tokbench.training.law import VocabLawSettings, parse_number
 
     if args.model_params is None:
         if args.flops is not None:

@@ -52,7 +52,7 @@ def main(args: argparse.Namespace) -> int:
         render_recommend_plots,
     )
     from tokbench.suites import split_suite_specs
-    from tokbench.vocab.law import mark_caveats, pooled_tokens_per_char, recommend_section
+    from tokbench.training.law import mark_caveats, pooled_tokens_per_char, recommend_section
 
     settings = vocab_law_settings(args)  # bad numbers fail before anything is loaded
     sweep_tpc = _sweep_f(args.sweep) if args.sweep else None
@@ -102,7 +102,7 @@ def _sweep_f(path: str) -> dict[str, dict[int, float]]:
     """f(V) by group from a sweep's results (its sizes' tokens per character)."""
     from tokbench.errors import InputError
     from tokbench.results import Results
-    from tokbench.vocab.sweep import RESULTS_FILE, tokens_per_char
+    from tokbench.training.sweep import RESULTS_FILE, tokens_per_char
 
     p = Path(path)
     results = Results.load(p / RESULTS_FILE if p.is_dir() else p)

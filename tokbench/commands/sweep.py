@@ -73,7 +73,7 @@ def main(args: argparse.Namespace) -> int:
     from tokbench.cli.vocab_law import vocab_law_settings
     from tokbench.render.sweep import recommendation_text, write_sweep_outputs
     from tokbench.suites import load_suite, split_suite_specs
-    from tokbench.vocab.sweep import (
+    from tokbench.training.sweep import (
         DEFAULT_D_MODEL,
         SWEEP_METRICS,
         SweepConfig,
@@ -82,7 +82,7 @@ def main(args: argparse.Namespace) -> int:
         parse_sizes,
         sweep,
     )
-    from tokbench.vocab.train import load_corpus, minimum_vocab
+    from tokbench.training.train import load_corpus, minimum_vocab
 
     sizes = parse_sizes(args.sizes)
     train_config = config_from_args(args, sizes[-1])
@@ -184,7 +184,7 @@ def _print_tables(con: Any, results: Any) -> None:
 
     from tokbench.cli.console import print_fitted
     from tokbench.render.sweep import sweep_tables
-    from tokbench.vocab.sweep import size_label
+    from tokbench.training.sweep import size_label
 
     t = sweep_tables(results)
     rec = int(t.sweep["recommendation"]["size"])

@@ -33,7 +33,7 @@ class SweepTables:
 
 def sweep_tables(results: Results) -> SweepTables:
     """Pivot the rows of a sweep into per-group series over sizes."""
-    from tokbench.vocab.sweep import gains
+    from tokbench.training.sweep import gains
 
     meta = results.meta.sweep
     if meta is None:
@@ -71,7 +71,7 @@ def _ordered(d: dict[str, dict[int, float]]) -> dict[str, dict[int, float]]:
 
 
 def _label(size: int) -> str:
-    from tokbench.vocab.sweep import size_label
+    from tokbench.training.sweep import size_label
 
     return size_label(size)
 

@@ -1,7 +1,7 @@
 """The compute-optimal vocabulary size (Tao et al. 2024) as text, tables and plots.
 
-Drawn from the ``scaling`` section that ``tokbench.vocab.law.analyze`` (sweep) or
-``tokbench.vocab.law.placement`` (recommend) stored in the results; nothing is recomputed.
+Drawn from the ``scaling`` section that ``tokbench.training.law.analyze`` (sweep) or
+``tokbench.training.law.placement`` (recommend) stored in the results; nothing is recomputed.
 Plots use ``matplotlib.figure.Figure`` directly: no pyplot state, no backend switch.
 """
 
@@ -20,7 +20,7 @@ LOOSE_FIT_PCT = 1.0
 
 def fmt_v(v: float | None) -> str:
     """A vocabulary size: ``62,281`` (``round_size``, the one rounding); None is ``–``."""
-    from tokbench.vocab.sweep import round_size
+    from tokbench.training.sweep import round_size
 
     return "–" if v is None else f"{round_size(v):,}"
 

@@ -8,7 +8,7 @@ tokenizer per size, named like ``bpe-8k``, and ``meta.sweep``); ``tokbench.rende
 draws the tables and plots from that file.
 
 Byte-level BPE is trained once, at the largest size; each smaller vocabulary is cut from
-it (``tokbench.vocab.train.derive_bytelevel``). Other algorithms are trained per size, two sizes
+it (``tokbench.training.train.derive_bytelevel``). Other algorithms are trained per size, two sizes
 at a time in worker processes. Finished sizes are kept in ``OUT/tokenizers/<name>/`` under
 a key of corpus hash, settings, size and trainer version, and reused by the next run; the
 evaluation is checkpointed to ``OUT/sweep.json`` after every (size, suite) unit.
@@ -36,7 +36,7 @@ from tokbench.errors import InputError
 from tokbench.events import Overlap, Progress, SizeDone, SizeFailed, SizeStarted, ignore
 from tokbench.hashing import sha256_file
 from tokbench.results import Results, round_value
-from tokbench.vocab.train import (
+from tokbench.training.train import (
     Corpus,
     CorpusTooSmallError,
     TrainConfig,
@@ -55,7 +55,7 @@ from tokbench.vocab.train import (
 
 if TYPE_CHECKING:
     from tokbench.suites.stream import AnySuite
-    from tokbench.vocab.law import VocabLawSettings
+    from tokbench.training.law import VocabLawSettings
 
 SWEEP_METRICS = ("compression", "fertility", "premium", "roundtrip", "unknown", "vocab_use")
 DEFAULT_SIZES = tuple(1024 << k for k in range(7))  # 1k .. 64k
@@ -415,7 +415,7 @@ def _stop_pool(pool: ProcessPoolExecutor) -> None:
 def load_sizes(sizes: Sequence[SizeResult]) -> list[Any]:
     """The trained sizes as picklable tokenizer factories, named like ``bpe-8k`` (worker
     processes load each one themselves)."""
-    from tokbench.vocab.train import load_trained
+    from tokbench.training.train import load_trained
 
     return [functools.partial(load_trained, s.trained.path, name=s.name) for s in sizes]
 
@@ -542,7 +542,7 @@ def tokenizer_name_from(names: dict[str, int], size: int) -> str:
 def tokens_per_char(results: Results, names: dict[str, int]) -> dict[str, dict[int, float]]:
     """f(V) of every size: tokens per character, ``"all"`` and each language (subset),
     pooled over the evaluation suites as a ratio of sums."""
-    from tokbench.vocab.law import pooled_tokens_per_char
+    from tokbench.training.law import pooled_tokens_per_char
 
     by_tok = pooled_tokens_per_char(r for r in results.rows if r.tokenizer in names)
     out: dict[str, dict[int, float]] = {}
@@ -577,7 +577,7 @@ def analyze(results: Results, config: SweepConfig, names: dict[str, int]) -> dic
                                               config.tied)}
     section: dict[str, Any] | None = None
     if config.vocab_law is not None:
-        from tokbench.vocab.law import analyze as analyze_vocab_law
+        from tokbench.training.law import analyze as analyze_vocab_law
 
         section = analyze_vocab_law(config.vocab_law, tokens_per_char(results, names))
         section["nearest_size"] = _nearest(sizes, section)
