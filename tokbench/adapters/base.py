@@ -59,10 +59,6 @@ class EncodedWithOffsets:
     offsets: Sequence[tuple[int, int]] | None = None
 
 
-#: the old name of ``EncodedWithOffsets`` (kept for adapters written against it)
-Encoded = EncodedWithOffsets
-
-
 class Tokenizer(ABC):
     r"""A loaded tokenizer. Subclasses implement the abstract methods.
 
