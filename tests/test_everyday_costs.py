@@ -76,8 +76,7 @@ def test_key_changes_with_library_version_and_method(cache: Path,
     monkeypatch.setattr(FileToy, "backend_version", lambda self: "2.0", raising=False)
     assert factcache.facts_key(tok, "vocabulary", "tokbench.metrics.tokenizer_facts") != key
     monkeypatch.undo()
-    factcache._module_hash.cache_clear()
-    monkeypatch.setattr(factcache, "_module_hash", lambda module: module + "-v2")
+    monkeypatch.setattr(factcache, "module_sha256", lambda module: module + "-v2")
     assert factcache.facts_key(tok, "vocabulary", "tokbench.metrics.tokenizer_facts") != key
 
 
