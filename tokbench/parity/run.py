@@ -201,8 +201,7 @@ def _rows(results: Results, ref: str, suite: str, stats: ParityStats) -> None:
 def _failures(results: Results, ref_name: str, toks: dict[str, Tokenizer], stats: ParityStats,
               limit: int, emit: Progress) -> None:
     ref = toks[ref_name]
-    for f in stats.failures:
-        results.failures.append(Failure.from_dict(f))
+    results.failures.extend(stats.failures)
     for impl, kept in stats.examples.items():
         tok = toks[impl]
         for d in (DocDiff.from_dict(x) for x in kept[:limit]):
