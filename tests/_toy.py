@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tokbench.adapters.base import SourceInfo, Tokenizer
+from tokbench.adapters.base import Tokenizer
+from tokbench.record import TokenizerSource
 
 
 class ToyTokenizer(Tokenizer):
@@ -18,7 +19,7 @@ class ToyTokenizer(Tokenizer):
 
     def __init__(self, pieces: Sequence[str], unk: bool = True,
                  lossy: dict[str, str] | None = None, name: str = "toy") -> None:
-        super().__init__(name, SourceInfo("builtin", "tests/_toy.py"))
+        super().__init__(name, TokenizerSource("builtin", "tests/_toy.py"))
         self.pieces = list(pieces)
         self._unk = len(self.pieces) if unk else None
         self.index = {p: i for i, p in enumerate(self.pieces)}

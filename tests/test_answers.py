@@ -263,7 +263,7 @@ def test_the_viewer_of_a_filtered_suite_has_no_content_note() -> None:
 
 
 def test_the_sweep_says_its_pick_is_at_the_edge_and_reconciles_one_answer() -> None:
-    from tokbench.vocab.sweep import reconcile, round_size
+    from tokbench.training.sweep import reconcile, round_size
 
     sizes = [1024, 2048, 4096, 8192]
     rec = {"size": 8192, "met": True, "within": 0.02, "worst": {}}
@@ -305,8 +305,8 @@ def test_the_sweep_says_its_pick_is_at_the_edge_and_reconciles_one_answer() -> N
 
 
 def test_recommend_never_calls_a_lossy_tokenizer_best() -> None:
-    from tokbench.render.scaling import best_line, placement_rows
-    from tokbench.vocab.scaling import mark_caveats
+    from tokbench.render.vocab_law import best_line, placement_rows
+    from tokbench.training.law import mark_caveats
 
     section = {"tokenizers": [{"tokenizer": "xlmr", "vocab": 250002, "tokens_per_char": 0.3,
                                "flops_per_char": 80.0, "flops_vs_best_pct": 0.0,
@@ -369,17 +369,19 @@ def test_a_tokenizer_that_cannot_load_is_explained_once(tmp_path, monkeypatch, c
 def test_the_throughput_timing_is_a_phase_of_its_own() -> None:
     from tests._toy import ToyTokenizer
     from tokbench.engine.runner import run
+    from tokbench.events import Event, PhaseStarted, TimingDone, TimingStarted
     from tokbench.suites.model import Document, Suite
 
-    events: list[tuple[str, dict[str, object]]] = []
+    events: list[Event] = []
     suites = [Suite(f"s{k}", "1", [Document("d", "eng_Latn", "x", "ab ba")]) for k in (1, 2)]
     run([ToyTokenizer(["a", "b", " "])], suites, ["compression", "throughput"],
-        progress=lambda name, info: events.append((name, info)), throughput_repeats=1)
-    names = [n for n, _ in events]
+        progress=events.append, throughput_repeats=1)
+    names = [e.kind for e in events]
     start = names.index("phase")
-    assert events[start][1] == {"name": "throughput", "units": 2}
+    assert events[start] == PhaseStarted(name="throughput", units=2)
     assert "shard" not in names[start:]  # the shard work is over when timing starts
-    timing = [(n, i["suite"]) for n, i in events[start:] if n in ("timing", "timed")]
+    timing = [(e.kind, e.suite) for e in events[start:]
+              if isinstance(e, (TimingStarted, TimingDone))]
     assert timing == [("timing", "s1"), ("timed", "s1"), ("timing", "s2"), ("timed", "s2")]
 
 

@@ -14,10 +14,10 @@ PACKAGE = Path(__file__).resolve().parents[1] / "tokbench"
 #: layer or below (the package root's lazy public API may import anything)
 LAYERS = {
     "version": 0, "constants": 0, "errors": 0, "paths": 0, "environment": 0, "atomic": 0,
-    "registry": 0, "record": 0, "results": 0,
+    "registry": 0, "record": 0, "results": 0, "timing": 0, "events": 0, "hashing": 0,
     "adapters": 1, "suites": 1,
     "metrics": 2, "loading": 2,
-    "engine": 3, "families": 3, "speed": 3, "vocab": 3, "parity": 3,
+    "engine": 3, "families": 3, "speed": 3, "training": 3, "parity": 3,
     "ci": 4,
     "render": 5,
     "cli": 6,
@@ -128,7 +128,7 @@ METRIC_LITERALS_ALLOWED: dict[str, set[str]] = {
     "loading/catalog.py": {"vocab_size"},
     "loading/tiktoken_source.py": {"special_tokens"},
     "record.py": {"byte_fallback", "vocab_size"},
-    "vocab/train.py": {"special_tokens", "vocab_size"},
+    "training/train.py": {"special_tokens", "vocab_size"},
     "parity/drift.py": {"vocab_size", "byte_fallback", "special_tokens"},
     # plot file names of a folder written by tokbench before output markers (frozen)
     "cli/outdir.py": {"premium", "bytes_per_token"},
@@ -160,8 +160,8 @@ METRIC_LITERALS_ALLOWED: dict[str, set[str]] = {
     "parity/run.py": {"load_s", "encode_mb_s", "roundtrip"},
     "parity/shard.py": {"tokens", "roundtrip"},
     "render/parity.py": {"load_s", "encode_p99_us", "encode_mb_s", "tokens"},
-    "vocab/scaling.py": {"tokens", "chars_per_token"},
-    "vocab/sweep.py": {"vocab_size", "bytes_per_token", "premium", "fertility", "tokens",
+    "training/law.py": {"tokens", "chars_per_token"},
+    "training/sweep.py": {"vocab_size", "bytes_per_token", "premium", "fertility", "tokens",
                        "roundtrip"},
 }
 

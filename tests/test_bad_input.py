@@ -833,11 +833,13 @@ def _interrupted_twice(tmp: Path) -> None:
 def _tokenizer_changed_during_run(tmp: Path) -> None:
     """The tokenizer file rewritten after the run loaded it, before its workers load it."""
     import tokbench
+    from tokbench.events import Event, RunStarted
 
     _tekken_without_nul(tmp)
 
-    def progress(event: str, info: dict[str, Any]) -> None:
-        if event == "start":  # tokenizers loaded, suites planned, no worker started yet
+    def progress(event: Event) -> None:
+        # tokenizers loaded, suites planned, no worker started yet
+        if isinstance(event, RunStarted):
             with open(tmp / "tekken.json", "a", encoding="utf-8") as f:
                 f.write("\n")
     tokbench.run(["file:tekken.json"], ["unicode"], ["compression"], jobs=2,

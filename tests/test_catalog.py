@@ -328,7 +328,7 @@ def test_load_a_tokenizer_json_file(tmp_path: Path) -> None:
     assert tok.name == f"file:{path}"
     assert tok.encode("hello world") == [1, 2]
     assert tok.source.kind == "file" and tok.source.path == str(path)
-    from tokbench.adapters.base import sha256_file
+    from tokbench.hashing import sha256_file
 
     assert tok.source.sha256 == sha256_file(path)
     assert load_tokenizer(f"file:{path}") is tok  # memoized

@@ -113,6 +113,10 @@ def test_merging_statistics_is_addition_in_any_order() -> None:
     assert forward.subsets["all"].sums["tokens"] == 9
     assert [f.shard for f in forward.failures] == [0, 1, 2]
     assert UnitStats.from_dict(forward.to_dict()).to_dict() == forward.to_dict()
+    # a checkpointed failure example keeps where it was found beside the failure, not in it
+    assert forward.to_dict()["failures"][1] == {"failure": {"tokenizer": "", "suite": "",
+                                                            "doc_id": None, "kind": "other"},
+                                                "shard": 1, "pos": 0}
     ids, counts = merge_histograms((np.array([3]), np.array([2])), (np.array([3]), np.array([5])))
     assert ids.tolist() == [3] and counts.tolist() == [7]
 

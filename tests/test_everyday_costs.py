@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from tests._toy import ToyTokenizer
-from tokbench.adapters.base import SourceInfo
 from tokbench.constants import ALL
 from tokbench.engine import executors
 from tokbench.engine.executors import AutoExecutor, ProcessExecutor, SerialExecutor, make_executor
@@ -19,6 +18,7 @@ from tokbench.engine.runner import run
 from tokbench.families.throughput import throughput_texts
 from tokbench.metrics import factcache
 from tokbench.metrics.tokenizer_facts import cached_vocabulary_facts, vocabulary_facts
+from tokbench.record import TokenizerSource
 from tokbench.speed.rate import RUN_SUBSET_BYTES, RateBudget, measure_rate
 from tokbench.suites import wordcache, words
 from tokbench.suites.model import Document, Suite
@@ -32,7 +32,7 @@ class FileToy(ToyTokenizer):
 
     def __init__(self, sha: str | None, pieces: list[str] = PIECES) -> None:
         super().__init__(pieces, unk=False, name="filetoy")
-        self.source = SourceInfo("file", "toy.json", sha, "/somewhere/toy.json")
+        self.source = TokenizerSource("file", "toy.json", sha, "/somewhere/toy.json")
         self.calls = 0
 
     def token_bytes(self, token_id: int) -> bytes:
@@ -65,7 +65,7 @@ def test_vocabulary_facts_cached_per_file_and_code(cache: Path) -> None:
     assert len(entries(cache)) == 2
     moved = FileToy("ab" * 32)
     moved.name = "renamed"
-    moved.source = SourceInfo("file", "toy.json", "ab" * 32, "/elsewhere/toy.json")
+    moved.source = TokenizerSource("file", "toy.json", "ab" * 32, "/elsewhere/toy.json")
     method = "tokbench.metrics.tokenizer_facts"
     assert factcache.facts_key(moved, "vocabulary", method) == entry.stem
 
@@ -77,8 +77,7 @@ def test_key_changes_with_library_version_and_method(cache: Path,
     monkeypatch.setattr(FileToy, "backend_version", lambda self: "2.0", raising=False)
     assert factcache.facts_key(tok, "vocabulary", "tokbench.metrics.tokenizer_facts") != key
     monkeypatch.undo()
-    factcache._module_hash.cache_clear()
-    monkeypatch.setattr(factcache, "_module_hash", lambda module: module + "-v2")
+    monkeypatch.setattr(factcache, "module_sha256", lambda module: module + "-v2")
     assert factcache.facts_key(tok, "vocabulary", "tokbench.metrics.tokenizer_facts") != key
 
 

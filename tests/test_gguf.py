@@ -19,7 +19,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tokbench.adapters import ADAPTERS
-from tokbench.adapters.base import sha256_file
 from tokbench.adapters.gguf_adapter import GGUFTokenizer, load
 from tokbench.adapters.gguf_byte_bpe import PRE_TOKENIZERS
 from tokbench.adapters.gguf_reader import UnsupportedGGUFError, read_metadata, read_vocab
@@ -27,6 +26,7 @@ from tokbench.adapters.gguf_sentencepiece import sentencepiece_proto
 from tokbench.adapters.gguf_wordpiece import wordpiece_vocab
 from tokbench.adapters.sentencepiece_adapter import iter_fields, read_settings
 from tokbench.errors import CorruptFileError, InputError
+from tokbench.hashing import sha256_file
 
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, BYTE = 1, 2, 3, 4, 6
 

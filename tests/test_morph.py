@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests._needs import need
-from tokbench.adapters.base import SourceInfo, Tokenizer
+from tokbench.adapters.base import Tokenizer
 from tokbench.errors import InputError
 from tokbench.metrics.base import MetricContext
 from tokbench.metrics.compute import SuiteLayout, TokenTable, evaluate, measure_documents
@@ -20,6 +20,7 @@ from tokbench.metrics.definitions import BUILTIN_METRICS
 from tokbench.metrics.morph import MorphLayout
 from tokbench.metrics.morph_score import score_gold
 from tokbench.metrics.stats import SubsetStats
+from tokbench.record import TokenizerSource
 from tokbench.suites.morph_gold import read_gold
 
 
@@ -30,7 +31,7 @@ class ByteToy(Tokenizer):
     backend = "toy"
 
     def __init__(self, pieces: Sequence[bytes], prefix: bool = False) -> None:
-        super().__init__("bytetoy", SourceInfo("builtin", "tests/test_morph.py"))
+        super().__init__("bytetoy", TokenizerSource("builtin", "tests/test_morph.py"))
         self.pieces = [*pieces, b" "]
         self.index = {p: i for i, p in enumerate(self.pieces)}
         self.prefix = prefix

@@ -8,16 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from tokbench.adapters.base import SourceInfo, Tokenizer
+from tokbench.adapters.base import Tokenizer
 from tokbench.ci.compare import BETTER, NOT_JUDGED, NOT_SIGNIFICANT, WORSE, compare
 from tokbench.metrics import FAMILIES, METRICS, resolve_families
-from tokbench.record import RunMeta, TokenizerInfo
+from tokbench.record import RunMeta, TokenizerInfo, TokenizerSource
 from tokbench.results import Results, Row
 from tokbench.speed.clock import Clocks
 from tokbench.speed.latency import LatencyBudget, measure_latency
+from tokbench.speed.length import LengthBudget, measure_length_curves
 from tokbench.speed.rate import RateBudget, measure_rate
 from tokbench.speed.rows import SpeedSettings, speed_rows
-from tokbench.speed.scaling import ScalingBudget, measure_scaling
 from tokbench.speed.stats import Distribution, fit_loglog, iqr_outliers, quantile, quantile_ci
 from tokbench.speed.threads import NATIVE, PROCESS, ThreadPoint, chunks, ignored
 from tokbench.speed.workload import REQUEST_SIZES, draw_requests, fit_bytes, minify, nbytes
@@ -49,7 +49,7 @@ class FakeTokenizer(Tokenizer):
 
     def __init__(self, clk: FakeClocks, per_char: float = 1e-7, slow_every: int = 0,
                  sleep: float = 0.0, power: float = 1.0) -> None:
-        super().__init__("fake", SourceInfo("builtin", "tests/test_speed.py"))
+        super().__init__("fake", TokenizerSource("builtin", "tests/test_speed.py"))
         self.clk, self.per_char, self.slow_every, self.sleep = clk, per_char, slow_every, sleep
         self.power = power
         self.calls = 0
@@ -131,8 +131,8 @@ def test_slowed_adapter_shows_in_p99_not_in_p50() -> None:
     assert lat.cpu.values["p99"] == pytest.approx(10e-6)
     assert lat.cpu.values["max"] == pytest.approx(10e-6)
     # the p99 is one-sixth work, five-sixths waiting: compare knows not to trust its wall clock
-    assert lat.summary("p99")["cpu_share"] == pytest.approx(10 / 60, rel=1e-3)
-    assert lat.summary("p50")["cpu_share"] == pytest.approx(1.0)
+    assert lat.details("p99").cpu_share == pytest.approx(10 / 60, rel=1e-3)
+    assert lat.details("p50").cpu_share == pytest.approx(1.0)
 
 
 def test_latency_stops_at_the_budget_even_before_min_calls() -> None:
@@ -150,7 +150,7 @@ def test_latency_stops_once_the_interval_is_narrow() -> None:
     assert lat.stop == "ci" and lat.wall.n == 600  # the first check with a bounded p99
 
 
-# -- rate, scaling ----------------------------------------------------------------------------
+# -- rate, length -----------------------------------------------------------------------------
 
 def test_rate_is_bytes_over_cpu_time() -> None:
     clk = FakeClocks()
@@ -165,12 +165,12 @@ def test_rate_is_bytes_over_cpu_time() -> None:
     assert measure_rate(tok, [""], RateBudget(), clk.clocks()) is None
 
 
-def test_scaling_flags_a_quadratic_encoder_and_skips_past_the_cap() -> None:
+def test_length_curve_flags_a_quadratic_encoder_and_skips_past_the_cap() -> None:
     clk = FakeClocks()
     quad = FakeTokenizer(clk, per_char=1e-10, power=2.0)
     sizes = (1 << 10, 1 << 12, 1 << 14, 1 << 16, 1 << 18)
-    out = measure_scaling(quad.encode, {"repeated_char": lambda n: "a" * n},
-                          ScalingBudget(budget_s=1e9, call_cap_s=0.3), sizes, clk.clocks())
+    out = measure_length_curves(quad.encode, {"repeated_char": lambda n: "a" * n},
+                                LengthBudget(budget_s=1e9, call_cap_s=0.3), sizes, clk.clocks())
     sc = out[0]
     # 64 KB costs 0.43 s > 0.3 s: 256 KB is skipped, and said why
     assert [p[0] for p in sc.points] == [1 << 10, 1 << 12, 1 << 14, 1 << 16]
@@ -178,18 +178,18 @@ def test_scaling_flags_a_quadratic_encoder_and_skips_past_the_cap() -> None:
     assert sc.fit is not None and sc.fit[0] == pytest.approx(2.0)
     assert sc.superlinear
     lin = FakeTokenizer(clk, per_char=1e-8)
-    out = measure_scaling(lin.encode, {"ordinary": lambda n: "a" * n}, ScalingBudget(), sizes,
-                          clk.clocks())
+    out = measure_length_curves(lin.encode, {"ordinary": lambda n: "a" * n}, LengthBudget(),
+                                sizes, clk.clocks())
     assert out[0].fit is not None and out[0].fit[0] == pytest.approx(1.0)
     assert not out[0].superlinear and not out[0].skipped
 
 
-def test_scaling_skips_sizes_that_would_overrun_the_budget() -> None:
+def test_length_curve_skips_sizes_that_would_overrun_the_budget() -> None:
     clk = FakeClocks()
     lin = FakeTokenizer(clk, per_char=1e-7)  # 10 MB/s
     sizes = (1 << 10, 1 << 12, 1 << 14, 1 << 16, 1 << 18, 1 << 20)
-    (sc,) = measure_scaling(lin.encode, {"ordinary": lambda n: "a" * n},
-                            ScalingBudget(budget_s=0.1), sizes, clk.clocks())
+    (sc,) = measure_length_curves(lin.encode, {"ordinary": lambda n: "a" * n},
+                                  LengthBudget(budget_s=0.1), sizes, clk.clocks())
     # 1-64 KB take 0.020 + 0.020 + 0.021 + 0.026 s (each at least min_time_s); 256 KB would
     # take two calls of 0.026 s: 0.088 + 0.052 > 0.1
     assert [p[0] for p in sc.points] == [1 << 10, 1 << 12, 1 << 14, 1 << 16]
@@ -248,7 +248,7 @@ def test_speed_rows_without_a_spec_measure_in_process() -> None:
     tok = FakeTokenizer(clk)
     texts = [f"sentence number {i} " * 3 for i in range(400)]
     settings = SpeedSettings(parts=("latency", "rate", "scaling"),
-                             scaling=ScalingBudget(budget_s=1e9))
+                             length=LengthBudget(budget_s=1e9))
     rows = speed_rows(tok, texts, suite="s", settings=settings, clocks=clk.clocks())
     keys = {(r.subset, r.metric) for r in rows}
     for size in REQUEST_SIZES:
@@ -380,7 +380,7 @@ def test_speed_report_sections_and_plots(tmp_path: Path) -> None:
     tok = FakeTokenizer(clk)
     texts = [f"sentence number {i} " * 3 for i in range(400)]
     settings = SpeedSettings(parts=("latency", "rate", "scaling"),
-                             scaling=ScalingBudget(budget_s=1e9))
+                             length=LengthBudget(budget_s=1e9))
     rows = speed_rows(tok, texts, settings=settings, clocks=clk.clocks())
     rows += [Row("fake", "speed", "native:1", "batch_mb_s", 10.0, {"threads_asked": 1,
                                                                    "threads_used": 0.98}),

@@ -11,10 +11,11 @@ from typing import Any
 import pytest
 
 from tokbench.errors import InputError
+from tokbench.events import Event, Overlap, SizeDone, SizeStarted
 from tokbench.record import RunMeta, SuiteInfo
 from tokbench.results import Results, Row
 from tokbench.suites.model import Document, Suite
-from tokbench.vocab.sweep import (
+from tokbench.training.sweep import (
     SweepConfig,
     check_sizes,
     cost_table,
@@ -27,7 +28,7 @@ from tokbench.vocab.sweep import (
     sweep,
     train_sizes,
 )
-from tokbench.vocab.train import (
+from tokbench.training.train import (
     CorpusTooSmallError,
     TrainConfig,
     bytelevel_prefix_limit,
@@ -163,41 +164,37 @@ def test_overlap_counts_documents_by_normalized_text() -> None:
                        "examples": ["eval:0", "eval:2"]}]
 
 
-def _events(log: list[tuple[str, dict[str, Any]]]) -> Any:
-    def notify(event: str, info: dict[str, Any]) -> None:
-        log.append((event, info))
-    return notify
-
-
 def test_bytelevel_sweep_trains_once_and_an_interrupted_sweep_resumes(tmp_path: Path) -> None:
     corpus = load_corpus("multilingual?languages=eng_Latn,deu_Latn,rus_Cyrl")
     config = SweepConfig(sizes=(300, 600, 1200), train=TrainConfig(vocab_size=1200))
-    log: list[tuple[str, dict[str, Any]]] = []
+    log: list[Event] = []
 
-    def interrupt(event: str, info: dict[str, Any]) -> None:
-        log.append((event, info))
-        if event == "size_done" and info["how"] == "derived":
+    def interrupt(event: Event) -> None:
+        log.append(event)
+        if isinstance(event, SizeDone) and event.how == "derived":
             raise KeyboardInterrupt  # after the largest size and one cut were saved
 
     with pytest.raises(KeyboardInterrupt):
         train_sizes(corpus, config, tmp_path, interrupt)
-    assert [(e, i["name"], i["how"]) for e, i in log] == [
+    assert [(e.kind, e.name, e.how) for e in log
+            if isinstance(e, (SizeStarted, SizeDone))] == [
         ("size_start", "bpe-1200", "trained"), ("size_done", "bpe-1200", "trained"),
         ("size_done", "bpe-300", "derived")]
+    assert len(log) == 3
     side = read_sidecar(tmp_path / "tokenizers" / "bpe-300" / "tokenizer.json")
     assert side is not None and side["derived_from"]["vocab_size"] == 1200
     assert not (tmp_path / "tokenizers" / "bpe-600").exists()
 
     log.clear()
-    done = train_sizes(corpus, config, tmp_path, _events(log))
+    done = train_sizes(corpus, config, tmp_path, log.append)
     assert [(d.name, d.how) for d in done] == [("bpe-300", "reused"), ("bpe-600", "derived"),
                                              ("bpe-1200", "reused")]
-    assert [e for e, _ in log].count("size_start") == 0  # no training at all
+    assert not any(isinstance(e, SizeStarted) for e in log)  # no training at all
 
     # other settings are other vocabularies: nothing is reused
     log.clear()
     other = dataclasses.replace(config, train=TrainConfig(vocab_size=1200, split_digits=True))
-    assert [d.how for d in train_sizes(corpus, other, tmp_path, _events(log))] == \
+    assert [d.how for d in train_sizes(corpus, other, tmp_path, log.append)] == \
         ["derived", "derived", "trained"]
 
 
@@ -218,11 +215,11 @@ def test_worker_sweep_resume_trains_only_missing_sizes(tmp_path: Path) -> None:
     corpus = load_corpus("multilingual?languages=eng_Latn,fra_Latn&limit=80")
     unigram = TrainConfig(algo="unigram", backend="sentencepiece", vocab_size=800)
     config = SweepConfig(sizes=(300, 500, 800), train=unigram, workers=2)
-    log: list[tuple[str, dict[str, Any]]] = []
+    log: list[Event] = []
 
-    def interrupt(event: str, info: dict[str, Any]) -> None:
-        log.append((event, info))
-        if event == "size_done":
+    def interrupt(event: Event) -> None:
+        log.append(event)
+        if isinstance(event, SizeDone):
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
@@ -232,9 +229,9 @@ def test_worker_sweep_resume_trains_only_missing_sizes(tmp_path: Path) -> None:
              if (tmp_path / "tokenizers" / n / "tokenizer.train.json").is_file()}
     assert saved  # at least the size whose completion was reported
     log.clear()
-    done = train_sizes(corpus, config, tmp_path, _events(log))
+    done = train_sizes(corpus, config, tmp_path, log.append)
     assert {d.name for d in done if d.how == "reused"} == saved
-    assert {i["name"] for e, i in log if e == "size_start"} == set(names) - saved
+    assert {e.name for e in log if isinstance(e, SizeStarted)} == set(names) - saved
     assert all(d.trained.info["vocab_size"] == d.size for d in done)
 
 
@@ -243,10 +240,10 @@ def test_sweep_end_to_end(tmp_path: Path) -> None:
     held = [_suite("held", ["Ein kleiner Test der Tokenisierung.", "A small tokenization test."]),
             load_corpus("multilingual?languages=eng_Latn,deu_Latn&limit=5").suites[0]]
     config = SweepConfig(sizes=(300, 600), train=TrainConfig(vocab_size=600), within=0.05)
-    log: list[tuple[str, dict[str, Any]]] = []
-    run = sweep(corpus, held, config, tmp_path, _events(log))
-    overlap = [i for e, i in log if e == "overlap"]
-    assert [(o["suite"], o["overlapping"]) for o in overlap] == [("multilingual", 10)]
+    log: list[Event] = []
+    run = sweep(corpus, held, config, tmp_path, log.append)
+    overlap = [e for e in log if isinstance(e, Overlap)]
+    assert [(o.suite, o.overlapping) for o in overlap] == [("multilingual", 10)]
     saved = Results.load(run.path)
     assert run.path == tmp_path / "sweep.json"
     sw = saved.meta.sweep

@@ -14,9 +14,10 @@ import numpy as np
 import pytest
 
 import tokbench
-from tokbench.adapters.base import EncodedWithOffsets, SourceInfo, Tokenizer
+from tokbench.adapters.base import EncodedWithOffsets, Tokenizer
 from tokbench.loading.loader import load_tokenizer
 from tokbench.metrics.compute import DocCounts, SuiteLayout, TokenTable, measure_documents
+from tokbench.record import TokenizerSource
 from tokbench.suites.words import segment_documents
 
 
@@ -29,7 +30,7 @@ class WordNorm(Tokenizer):
     VOCAB = ("x2", " ", "sss", "y")
 
     def __init__(self) -> None:
-        super().__init__("wordnorm", SourceInfo("builtin", "tests"))
+        super().__init__("wordnorm", TokenizerSource("builtin", "tests"))
 
     @property
     def vocab_size(self) -> int:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tokbench.errors import InputError
-from tokbench.vocab.train import (
+from tokbench.training.train import (
     CL100K_PATTERN,
     GPT2_PATTERN,
     CorpusTooSmallError,

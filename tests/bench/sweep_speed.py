@@ -3,8 +3,8 @@
 A byte-level BPE sweep trains once, at the largest size, and cuts the smaller
 vocabularies from its first merges, so its training stage should cost little more than
 the single run. Both are timed in this process on the same corpus: the single run is
-``tokbench.vocab.train.train`` (train and save one tokenizer.json, like ``tokbench train``);
-the sweep is ``tokbench.vocab.sweep.train_sizes`` into an empty folder (train, cut, save seven
+``tokbench.training.train.train`` (train and save one tokenizer.json, like ``tokbench train``);
+the sweep is ``tokbench.training.sweep.train_sizes`` into an empty folder (train, cut, save seven
 tokenizer.json files and sidecars). The evaluation of the sizes is not part of either.
 
 Corpus: FLORES-200 from ``tokbench.paths.flores_dir()``, every language, dev + devtest
@@ -25,8 +25,8 @@ import time
 from pathlib import Path
 
 from tokbench.suites.model import Document, Suite
-from tokbench.vocab.sweep import SweepConfig, parse_sizes, size_label, train_sizes
-from tokbench.vocab.train import Corpus, TrainConfig, load_corpus, train, train_model
+from tokbench.training.sweep import SweepConfig, parse_sizes, size_label, train_sizes
+from tokbench.training.train import Corpus, TrainConfig, load_corpus, train, train_model
 
 AIM = 1.3
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tokbench.adapters.base import Encoding, SourceInfo, Tokenizer, align_spans, sha256_file
+from tokbench.adapters.base import Encoding, Tokenizer, align_spans
+from tokbench.record import TokenizerSource
 from tokbench.registry import Registry
 
 ADAPTERS: Registry[Callable[..., Tokenizer]] = Registry("adapter", "tokbench.adapters")
@@ -22,4 +23,4 @@ ADAPTERS.register("tekken", "tokbench.adapters.tiktoken_adapter:load_tekken")
 ADAPTERS.register("bytes", "tokbench.adapters.baselines:load_bytes")
 ADAPTERS.register("chars", "tokbench.adapters.baselines:load_chars")
 
-__all__ = ["ADAPTERS", "Encoding", "SourceInfo", "Tokenizer", "align_spans", "sha256_file"]
+__all__ = ["ADAPTERS", "Encoding", "Tokenizer", "TokenizerSource", "align_spans"]

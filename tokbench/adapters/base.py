@@ -11,33 +11,18 @@ exactly what the metrics need, with every behaviour explicit:
 
 from __future__ import annotations
 
-import hashlib
 import unicodedata
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from tokbench.errors import InputError
+from tokbench.record import TokenizerSource
 
 if TYPE_CHECKING:
     import numpy as np
-
-
-@dataclass(frozen=True)
-class SourceInfo:
-    """Where a tokenizer's files came from, recorded in every result."""
-
-    kind: str  # "pypi", "hub", "tiktoken", "file", "builtin", "trained"
-    location: str  # e.g. "openai-whisper==20250625:whisper/assets/gpt2.tiktoken", a path, a hub id
-    sha256: str | None = None  # of the main tokenizer file, when there is one
-    path: str | None = None  # local file actually loaded
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "location": self.location, "sha256": self.sha256,
-                "path": self.path}
 
 
 def is_utf8(data: bytes) -> bool:
@@ -47,15 +32,6 @@ def is_utf8(data: bytes) -> bool:
     except UnicodeDecodeError:
         return False
     return True
-
-
-def sha256_file(path: str | Path, chunk: int = 1 << 20) -> str:
-    """Hex sha256 of a file, read in chunks."""
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while block := f.read(chunk):
-            h.update(block)
-    return h.hexdigest()
 
 
 @dataclass
@@ -83,10 +59,6 @@ class EncodedWithOffsets:
     offsets: Sequence[tuple[int, int]] | None = None
 
 
-#: the old name of ``EncodedWithOffsets`` (kept for adapters written against it)
-Encoded = EncodedWithOffsets
-
-
 class Tokenizer(ABC):
     r"""A loaded tokenizer. Subclasses implement the abstract methods.
 
@@ -111,7 +83,7 @@ class Tokenizer(ABC):
     #: what ``EncodedWithOffsets.offsets`` count: "char" (code points) or "byte" (UTF-8 bytes)
     offsets_unit: str = "char"
 
-    def __init__(self, name: str, source: SourceInfo) -> None:
+    def __init__(self, name: str, source: TokenizerSource) -> None:
         self.name = name
         self.source = source
 

@@ -12,11 +12,11 @@ from typing import Any
 
 from tokbench.adapters.base import (
     Encoding,
-    SourceInfo,
     Tokenizer,
     check_options,
     out_of_vocab,
 )
+from tokbench.record import TokenizerSource
 
 
 class BytesTokenizer(Tokenizer):
@@ -87,15 +87,15 @@ class CharsTokenizer(Tokenizer):
 
 
 def load_bytes(path_or_obj: Any = None, *, name: str = "bytes",
-               source: SourceInfo | None = None, **options: Any) -> BytesTokenizer:
+               source: TokenizerSource | None = None, **options: Any) -> BytesTokenizer:
     """The UTF-8 byte baseline (``path_or_obj`` is ignored; there are no options)."""
     check_options("bytes", options)
-    return BytesTokenizer(name, source or SourceInfo(kind="builtin", location="utf-8 bytes"))
+    return BytesTokenizer(name, source or TokenizerSource(kind="builtin", location="utf-8 bytes"))
 
 
 def load_chars(path_or_obj: Any = None, *, name: str = "chars",
-               source: SourceInfo | None = None, **options: Any) -> CharsTokenizer:
+               source: TokenizerSource | None = None, **options: Any) -> CharsTokenizer:
     """The Unicode code point baseline (``path_or_obj`` is ignored; there are no options)."""
     check_options("chars", options)
-    return CharsTokenizer(name, source or SourceInfo(kind="builtin",
-                                                     location="unicode code points"))
+    return CharsTokenizer(name, source or TokenizerSource(kind="builtin",
+                                                          location="unicode code points"))

@@ -36,10 +36,8 @@ from typing import Any
 from tokbench.adapters.base import (
     EncodedWithOffsets,
     Encoding,
-    SourceInfo,
     Tokenizer,
     out_of_vocab,
-    sha256_file,
 )
 from tokbench.adapters.gguf_byte_bpe import PRE_TOKENIZERS, build_byte_bpe, supported_pre
 from tokbench.adapters.gguf_reader import GGUFVocab, UnsupportedGGUFError, read_vocab
@@ -47,13 +45,15 @@ from tokbench.adapters.gguf_sentencepiece import load_as_sentencepiece
 from tokbench.adapters.gguf_tokenizers import load_as_tokenizers
 from tokbench.adapters.gguf_wordpiece import build_wordpiece
 from tokbench.errors import InputError
+from tokbench.hashing import sha256_file
+from tokbench.record import TokenizerSource
 
 MODELS = {"llama": "SentencePiece BPE", "t5": "SentencePiece Unigram", "bert": "WordPiece",
           "gpt2": "byte-level BPE"}
 OPTIONS = ("pre",)
 
 
-def load(path: str | Path, *, name: str, source: SourceInfo | None = None,
+def load(path: str | Path, *, name: str, source: TokenizerSource | None = None,
          **options: Any) -> GGUFTokenizer:
     """Load the tokenizer of a GGUF file.
 
@@ -67,7 +67,7 @@ def load(path: str | Path, *, name: str, source: SourceInfo | None = None,
     if not path.is_file():
         raise InputError(f"{path}: no such GGUF file; give the path of a .gguf file")
     vocab = read_vocab(path)
-    source = source or SourceInfo(kind="file", location=str(path), path=str(path))
+    source = source or TokenizerSource(kind="file", location=str(path), path=str(path))
     if source.path is None:
         source = replace(source, path=str(path))
     inner: Tokenizer
@@ -106,7 +106,8 @@ class GGUFTokenizer(Tokenizer):
 
     backend = "gguf"
 
-    def __init__(self, name: str, source: SourceInfo, inner: Tokenizer, vocab: GGUFVocab) -> None:
+    def __init__(self, name: str, source: TokenizerSource, inner: Tokenizer,
+                 vocab: GGUFVocab) -> None:
         super().__init__(name, source)
         self.inner = inner
         self.gguf = vocab.info()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import struct
 
-from tokbench.adapters.base import SourceInfo, Tokenizer
+from tokbench.adapters.base import Tokenizer
 from tokbench.adapters.gguf_reader import (
     BYTE,
     CONTROL,
@@ -16,6 +16,7 @@ from tokbench.adapters.gguf_reader import (
     USER_DEFINED,
     GGUFVocab,
 )
+from tokbench.record import TokenizerSource
 
 
 def _pb_varint(n: int) -> bytes:
@@ -93,7 +94,7 @@ def sentencepiece_proto(vocab: GGUFVocab) -> bytes:
     return b"".join(parts) + _pb_bytes(2, trainer) + _pb_bytes(3, normalizer)
 
 
-def load_as_sentencepiece(vocab: GGUFVocab, name: str, source: SourceInfo) -> Tokenizer:
+def load_as_sentencepiece(vocab: GGUFVocab, name: str, source: TokenizerSource) -> Tokenizer:
     from tokbench.adapters.sentencepiece_adapter import load as load_sentencepiece
 
     return load_sentencepiece(sentencepiece_proto(vocab), name=name, source=source)

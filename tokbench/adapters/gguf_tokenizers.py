@@ -7,9 +7,10 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from tokbench.adapters.base import SourceInfo, Tokenizer
+from tokbench.adapters.base import Tokenizer
 from tokbench.adapters.gguf_reader import CONTROL, USER_DEFINED
 from tokbench.errors import require
+from tokbench.record import TokenizerSource
 
 if TYPE_CHECKING:
     import tokenizers
@@ -44,7 +45,7 @@ def _component(obj: Any) -> Any:
 
 
 def load_as_tokenizers(backend: tokenizers.Tokenizer, model: dict[str, Any], name: str,
-                     source: SourceInfo) -> Tokenizer:
+                     source: TokenizerSource) -> Tokenizer:
     """The ``tokenizers`` adapter's tokenizer around ``backend``.
 
     Its ``load`` would serialize the whole vocabulary to JSON and parse it back (1.4 s

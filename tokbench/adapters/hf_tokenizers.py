@@ -34,17 +34,17 @@ from typing import TYPE_CHECKING, Any
 from tokbench.adapters.base import (
     EncodedWithOffsets,
     Encoding,
-    SourceInfo,
     Tokenizer,
     align_spans,
     char_spans_to_byte_spans,
     check_options,
     first_line,
     out_of_vocab,
-    sha256_file,
     spans_reproduce,
 )
 from tokbench.errors import CorruptFileError, InputError, require
+from tokbench.hashing import sha256_file
+from tokbench.record import TokenizerSource
 
 if TYPE_CHECKING:
     import tokenizers
@@ -266,7 +266,7 @@ def _import_tokenizers() -> Any:
 
 
 def load(path_or_obj: str | Path | tokenizers.Tokenizer, *, name: str,
-         source: SourceInfo | None = None, **options: Any) -> HFTokenizersTokenizer:
+         source: TokenizerSource | None = None, **options: Any) -> HFTokenizersTokenizer:
     """Load a ``tokenizer.json`` file (or a folder holding one, or a ``tokenizers.Tokenizer``).
 
     There are no options.
@@ -275,7 +275,7 @@ def load(path_or_obj: str | Path | tokenizers.Tokenizer, *, name: str,
     tk = _import_tokenizers()
     if isinstance(path_or_obj, tk.Tokenizer):
         raw = path_or_obj.to_str()
-        source = source or SourceInfo(kind="object", location=f"tokenizers.Tokenizer:{name}")
+        source = source or TokenizerSource(kind="object", location=f"tokenizers.Tokenizer:{name}")
     else:
         path = Path(str(path_or_obj))
         if path.is_dir():
@@ -284,8 +284,8 @@ def load(path_or_obj: str | Path | tokenizers.Tokenizer, *, name: str,
             raise InputError(f"{path}: no such tokenizer.json file; give the path of a "
                              "Hugging Face tokenizer.json or the folder holding it")
         raw = path.read_text(encoding="utf-8")
-        source = source or SourceInfo(kind="file", location=str(path), sha256=sha256_file(path),
-                                      path=str(path))
+        source = source or TokenizerSource(kind="file", location=str(path),
+                                           sha256=sha256_file(path), path=str(path))
     try:
         spec = json.loads(raw)
         plain = prepare_json(spec)
@@ -303,7 +303,7 @@ class HFTokenizersTokenizer(Tokenizer):
 
     backend = "tokenizers"
 
-    def __init__(self, name: str, source: SourceInfo, backend: tokenizers.Tokenizer,
+    def __init__(self, name: str, source: TokenizerSource, backend: tokenizers.Tokenizer,
                  spec: dict[str, Any]) -> None:
         super().__init__(name, source)
         self._tok = backend

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tokbench.adapters.base import SourceInfo, Tokenizer
+from tokbench.adapters.base import Tokenizer
+from tokbench.record import TokenizerSource
 
 
 class CannotReadError(Exception):
@@ -82,7 +83,7 @@ class Calls:
 class LibraryTokenizer(Tokenizer):
     """A vocabulary encoded and decoded by ``library``; token facts from the reference."""
 
-    def __init__(self, name: str, source: SourceInfo, library: str, version: str, calls: Calls,
+    def __init__(self, name: str, source: TokenizerSource, library: str, version: str, calls: Calls,
                  donor: Tokenizer, load_seconds: float, kind: str) -> None:
         super().__init__(name, source)
         self.backend = library

@@ -22,16 +22,16 @@ from typing import TYPE_CHECKING, Any
 from tokbench.adapters.base import (
     EncodedWithOffsets,
     Encoding,
-    SourceInfo,
     Tokenizer,
     align_spans,
     check_options,
     first_line,
     out_of_vocab,
-    sha256_file,
     spans_reproduce,
 )
 from tokbench.errors import CorruptFileError, InputError, require
+from tokbench.hashing import sha256_file
+from tokbench.record import TokenizerSource
 
 if TYPE_CHECKING:
     import sentencepiece
@@ -133,7 +133,7 @@ def _import_sentencepiece() -> Any:
 
 
 def load(path_or_obj: str | Path | bytes | sentencepiece.SentencePieceProcessor, *, name: str,
-         source: SourceInfo | None = None, **options: Any) -> SentencePieceTokenizer:
+         source: TokenizerSource | None = None, **options: Any) -> SentencePieceTokenizer:
     """Load a SentencePiece ``.model`` file, serialized ModelProto bytes or a processor.
 
     ``fairseq=True`` numbers the pieces as fairseq's dictionary does (XLM-R, the
@@ -143,11 +143,11 @@ def load(path_or_obj: str | Path | bytes | sentencepiece.SentencePieceProcessor,
     spm = _import_sentencepiece()
     if isinstance(path_or_obj, spm.SentencePieceProcessor):
         proto = path_or_obj.serialized_model_proto()
-        source = source or SourceInfo(kind="object", location=f"SentencePieceProcessor:{name}")
+        source = source or TokenizerSource(kind="object", location=f"SentencePieceProcessor:{name}")
         where = source.location
     elif isinstance(path_or_obj, (bytes, bytearray)):
         proto = bytes(path_or_obj)
-        source = source or SourceInfo(kind="object", location=f"ModelProto:{name}")
+        source = source or TokenizerSource(kind="object", location=f"ModelProto:{name}")
         where = source.location
     else:
         path = Path(str(path_or_obj))
@@ -155,8 +155,8 @@ def load(path_or_obj: str | Path | bytes | sentencepiece.SentencePieceProcessor,
             raise InputError(f"{path}: no such SentencePiece model file; give the path of a "
                              "SentencePiece .model file")
         proto = path.read_bytes()
-        source = source or SourceInfo(kind="file", location=str(path), sha256=sha256_file(path),
-                                      path=str(path))
+        source = source or TokenizerSource(kind="file", location=str(path),
+                                           sha256=sha256_file(path), path=str(path))
         where = str(path)
     sp = spm.SentencePieceProcessor()
     try:
@@ -175,7 +175,7 @@ class SentencePieceTokenizer(Tokenizer):
     backend = "sentencepiece"
     offsets_unit = "byte"
 
-    def __init__(self, name: str, source: SourceInfo, sp: sentencepiece.SentencePieceProcessor,
+    def __init__(self, name: str, source: TokenizerSource, sp: sentencepiece.SentencePieceProcessor,
                  settings: ModelSettings) -> None:
         super().__init__(name, source)
         self._sp = sp
@@ -332,7 +332,7 @@ class FairseqSentencePieceTokenizer(SentencePieceTokenizer):
     map onto fairseq's), and ``<mask>`` last: ``piece_size + 1`` ids in all.
     """
 
-    def __init__(self, name: str, source: SourceInfo, sp: sentencepiece.SentencePieceProcessor,
+    def __init__(self, name: str, source: TokenizerSource, sp: sentencepiece.SentencePieceProcessor,
                  settings: ModelSettings) -> None:
         super().__init__(name, source, sp, settings)
         self._sp_size = self._size

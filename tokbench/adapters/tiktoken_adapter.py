@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tokbench.adapters.base import (
-    SourceInfo,
     Tokenizer,
     check_options,
     first_line,
@@ -40,6 +39,8 @@ from tokbench.errors import (
     UnknownNameError,
     require,
 )
+from tokbench.hashing import sha256_file
+from tokbench.record import TokenizerSource
 
 if TYPE_CHECKING:
     import tiktoken
@@ -207,7 +208,7 @@ def _check_ids(where: str, top: int, tokens: int) -> None:
 
 
 def load(path_or_obj: str | Path | tiktoken.Encoding, *, name: str,
-         source: SourceInfo | None = None, preset: str | None = None,
+         source: TokenizerSource | None = None, preset: str | None = None,
          pat_str: str | None = None, special_tokens: dict[str, int] | None = None,
          explicit_n_vocab: int | None = None, **options: Any) -> TiktokenTokenizer:
     """Load a tiktoken encoding.
@@ -223,7 +224,7 @@ def load(path_or_obj: str | Path | tiktoken.Encoding, *, name: str,
                                         "explicit_n_vocab"))
     tk = _import_tiktoken()
     if isinstance(path_or_obj, tk.Encoding):
-        src = source or SourceInfo(kind="tiktoken", location=path_or_obj.name)
+        src = source or TokenizerSource(kind="tiktoken", location=path_or_obj.name)
         return TiktokenTokenizer(name, src, path_or_obj)
     path = Path(str(path_or_obj))
     if isinstance(path_or_obj, str) and not path.exists() \
@@ -245,7 +246,7 @@ def load(path_or_obj: str | Path | tiktoken.Encoding, *, name: str,
         special_tokens = chosen.special_tokens(len(ranks)) if chosen else {}
         if explicit_n_vocab is None and chosen is not None:
             explicit_n_vocab = chosen.explicit_n_vocab
-    src = source or SourceInfo(kind="file", location=str(path), sha256=digest, path=str(path))
+    src = source or TokenizerSource(kind="file", location=str(path), sha256=digest, path=str(path))
     enc = _encoding(tk, path, name=name, pat_str=pat_str, ranks=ranks,
                     special_tokens=special_tokens, explicit_n_vocab=explicit_n_vocab)
     return TiktokenTokenizer(name, src, enc, declared_vocab=explicit_n_vocab)
@@ -279,7 +280,8 @@ def _encoding(tk: Any, path: Path, *, name: str, pat_str: str, ranks: dict[bytes
                                ) from exc
 
 
-def _from_registry(encoding: str, *, name: str, source: SourceInfo | None) -> TiktokenTokenizer:
+def _from_registry(encoding: str, *, name: str, source: TokenizerSource | None
+                   ) -> TiktokenTokenizer:
     tk = _import_tiktoken()
     known = tk.list_encoding_names()
     if encoding not in known:
@@ -291,7 +293,7 @@ def _from_registry(encoding: str, *, name: str, source: SourceInfo | None) -> Ti
         raise SourceError(f"tiktoken could not fetch encoding {encoding!r} "
                           f"({type(exc).__name__}); without network, load its rank file by "
                           f"path with preset={encoding!r}") from exc
-    src = source or SourceInfo(kind="tiktoken", location=encoding)
+    src = source or TokenizerSource(kind="tiktoken", location=encoding)
     return TiktokenTokenizer(name, src, enc)
 
 
@@ -304,7 +306,7 @@ TEKKEN_LEGACY_SPECIAL_TOKENS = (
 
 
 def load_tekken(path: str | Path, *, name: str | None = None,
-                source: SourceInfo | None = None) -> TiktokenTokenizer:
+                source: TokenizerSource | None = None) -> TiktokenTokenizer:
     """Load a Mistral Tekken JSON file (base64 ranks, a pattern, special tokens first).
 
     The first ``default_num_special_tokens`` ids are special tokens (those the file
@@ -335,9 +337,9 @@ def load_tekken(path: str | Path, *, name: str | None = None,
     specials = {tok: i for i, tok in enumerate(named[:n_special])}
     for i in range(len(specials), n_special):
         specials[f"<SPECIAL_{i}>"] = i
-    src = source or SourceInfo(kind="file", location=str(path),
-                               sha256=hashlib.sha256(path.read_bytes()).hexdigest(),
-                               path=str(path))
+    src = source or TokenizerSource(kind="file", location=str(path),
+                                    sha256=sha256_file(path),
+                                    path=str(path))
     enc = _encoding(tk, path, name=name or path.stem, pat_str=pattern, ranks=ranks,
                     special_tokens=specials, explicit_n_vocab=n_vocab)
     unk = specials.get("<unk>")
@@ -349,7 +351,7 @@ class TiktokenTokenizer(Tokenizer):
 
     backend = "tiktoken"
 
-    def __init__(self, name: str, source: SourceInfo, encoding: tiktoken.Encoding,
+    def __init__(self, name: str, source: TokenizerSource, encoding: tiktoken.Encoding,
                  declared_vocab: int | None = None, unk_id: int | None = None) -> None:
         super().__init__(name, source)
         self.encoding = encoding

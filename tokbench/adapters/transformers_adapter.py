@@ -28,13 +28,11 @@ from typing import Any
 from tokbench.adapters.base import (
     EncodedWithOffsets,
     Encoding,
-    SourceInfo,
     Tokenizer,
     align_spans,
     first_line,
     normalized_offsets,
     out_of_vocab,
-    sha256_file,
     spans_reproduce,
 )
 from tokbench.adapters.hf_tokenizers import (
@@ -49,7 +47,9 @@ from tokbench.adapters.hf_tokenizers import (
     text_blind_model,
 )
 from tokbench.errors import InputError, SourceError, require
+from tokbench.hashing import sha256_file
 from tokbench.paths import user_path
+from tokbench.record import TokenizerSource
 
 # the file whose hash identifies a tokenizer folder, most specific first
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "spiece.model",
@@ -78,7 +78,7 @@ def _import_transformers() -> Any:
             os.environ[_NO_ADVICE] = before
 
 
-def load(path_or_obj: Any, *, name: str, source: SourceInfo | None = None,
+def load(path_or_obj: Any, *, name: str, source: TokenizerSource | None = None,
          revision: str | None = None, use_fast: bool = True, trust_remote_code: bool = False,
          **kwargs: Any) -> TransformersTokenizer:
     """Load with ``AutoTokenizer.from_pretrained`` (a local folder or hub id) or wrap a
@@ -91,7 +91,7 @@ def load(path_or_obj: Any, *, name: str, source: SourceInfo | None = None,
     tf = _import_transformers()
     if isinstance(path_or_obj, tf.PreTrainedTokenizerBase):
         tok = copy.deepcopy(path_or_obj)
-        src = source or SourceInfo(kind="object", location=f"{type(tok).__name__}:{name}")
+        src = source or TokenizerSource(kind="object", location=f"{type(tok).__name__}:{name}")
         return TransformersTokenizer(name, src, tok)
     ident = str(path_or_obj)
     local = user_path(ident)
@@ -118,12 +118,12 @@ def load(path_or_obj: Any, *, name: str, source: SourceInfo | None = None,
     return TransformersTokenizer(name, source, tok)
 
 
-def _source_of(ident: str, local: Path, revision: str | None) -> SourceInfo:
+def _source_of(ident: str, local: Path, revision: str | None) -> TokenizerSource:
     if local.is_dir():
         main = next((local / f for f in TOKENIZER_FILES if (local / f).is_file()), None)
-        return SourceInfo(kind="file", location=str(local),
-                          sha256=sha256_file(main) if main else None,
-                          path=str(main) if main else str(local))
+        return TokenizerSource(kind="file", location=str(local),
+                               sha256=sha256_file(main) if main else None,
+                               path=str(main) if main else str(local))
     cached: Path | None = None
     try:
         from huggingface_hub import try_to_load_from_cache
@@ -135,9 +135,9 @@ def _source_of(ident: str, local: Path, revision: str | None) -> SourceInfo:
                 break
     except ImportError:  # huggingface_hub comes with transformers; stay safe anyway
         pass
-    return SourceInfo(kind="hub", location=f"{ident}@{revision or 'main'}",
-                      sha256=sha256_file(cached) if cached else None,
-                      path=str(cached) if cached else None)
+    return TokenizerSource(kind="hub", location=f"{ident}@{revision or 'main'}",
+                           sha256=sha256_file(cached) if cached else None,
+                           path=str(cached) if cached else None)
 
 
 def slow_rules(tok: Any) -> PieceRules:
@@ -197,7 +197,7 @@ class TransformersTokenizer(Tokenizer):
 
     backend = "transformers"
 
-    def __init__(self, name: str, source: SourceInfo, tok: Any) -> None:
+    def __init__(self, name: str, source: TokenizerSource, tok: Any) -> None:
         super().__init__(name, source)
         tok.split_special_tokens = True  # "<s>" in text is text
         self._tok = tok

@@ -13,10 +13,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tokbench.adapters.base import SourceInfo, check_options, sha256_file
+from tokbench.adapters.base import check_options
 from tokbench.adapters.hf_tokenizers import HFTokenizersTokenizer
 from tokbench.adapters.hf_tokenizers import load as load_json
 from tokbench.errors import CorruptFileError, InputError
+from tokbench.hashing import sha256_file
+from tokbench.record import TokenizerSource
 
 SPECIALS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 
@@ -55,7 +57,7 @@ def tokenizer_json(vocab: dict[str, int], lowercase: bool) -> dict[str, Any]:
     }
 
 
-def load(path: str | Path, *, name: str, source: SourceInfo | None = None,
+def load(path: str | Path, *, name: str, source: TokenizerSource | None = None,
          **options: Any) -> HFTokenizersTokenizer:
     """Load a BERT ``vocab.txt`` (or a folder holding one)."""
     check_options("wordpiece", options, ("lowercase",))
@@ -64,7 +66,7 @@ def load(path: str | Path, *, name: str, source: SourceInfo | None = None,
         p = p / "vocab.txt"
     if not p.is_file():
         raise InputError(f"{p}: no such vocab.txt; give a BERT vocab.txt or its folder")
-    source = source or SourceInfo("file", str(p), sha256_file(p), str(p))
+    source = source or TokenizerSource("file", str(p), sha256_file(p), str(p))
     from tokbench.adapters.hf_tokenizers import _import_tokenizers
 
     tk = _import_tokenizers()

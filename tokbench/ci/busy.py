@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any, TypeGuard
 
 from tokbench.results import Row
+from tokbench.timing import TimingDetails
 
 #: a wall-clock timing taken while the process got less than this share of a CPU per
 #: thread (CPU time / wall time, ``cpu_share`` in the row) was taken on a busy machine;
@@ -38,12 +39,13 @@ def busy_machine(b: Row, n: Row) -> BusyMachine | None:
     """Why the clocks of these rows are not to be trusted, or None. Rows timed on a CPU
     clock are only "too busy" (under ``TOO_BUSY_SHARE``): above it their tolerance covers
     what a busy machine does to them."""
-    shares = [(label, float(s)) for label, r in (("base", b), ("new", n))
-              for s in [r.extra.get("cpu_share")] if is_number(s)]
+    details = [TimingDetails.of(b), TimingDetails.of(n)]
+    shares = [(label, d.cpu_share) for label, d in zip(("base", "new"), details, strict=True)
+              if d.cpu_share is not None]
     if not shares:
         return None
     low = min(s for _, s in shares)
-    on_cpu = all(str(r.extra.get("clock", "")).endswith("cpu") for r in (b, n))
+    on_cpu = all(d.on_cpu_clock for d in details)
     if low >= BUSY_SHARE or (on_cpu and low >= TOO_BUSY_SHARE):
         return None
     busy = tuple(f"{label} {s:.0%}" for label, s in shares if s < BUSY_SHARE)
@@ -54,11 +56,11 @@ def cpu_rows(b: Row, n: Row) -> tuple[Row, Row] | None:
     """The rows' CPU-clock figures (``cpu_value``, ``cpu_ci``) as rows of their own."""
     out = []
     for r in (b, n):
-        v, ci = r.extra.get("cpu_value"), r.extra.get("cpu_ci")
-        if not is_number(v):
+        details = TimingDetails.of(r)
+        if details.cpu_value is None:
             return None
-        out.append(Row(r.tokenizer, r.suite, r.subset, r.metric, float(v),
-                       {"ci": ci} if isinstance(ci, list) else {}))
+        out.append(Row(r.tokenizer, r.suite, r.subset, r.metric, details.cpu_value,
+                       TimingDetails(ci=details.cpu_ci).to_dict()))
     return out[0], out[1]
 
 

@@ -75,6 +75,7 @@ from tokbench.errors import InputError
 from tokbench.metrics import METRICS, MetricInfo, metric_info
 from tokbench.record import Failure, RunMeta
 from tokbench.results import SIGNIFICANT_DIGITS, Results, Row, round_value
+from tokbench.timing import TimingDetails
 
 SCHEMA = "tokbench.ci.compare"
 SCHEMA_VERSION = 1
@@ -508,18 +509,16 @@ def timing_range(row: Row) -> tuple[float, float] | None:
     v = row.value
     if not is_number(v):
         return None
-    ci = row.extra.get("ci")
-    if isinstance(ci, list) and len(ci) == 2 and is_number(ci[0]) \
-            and (ci[1] is None or is_number(ci[1])):
+    details = TimingDetails.of(row)
+    ci, samples, spread = details.ci, details.samples, details.spread
+    if ci is not None and len(ci) == 2 and ci[0] is not None:
         return (float(ci[0]), math.inf if ci[1] is None else float(ci[1]))
-    samples = row.extra.get("samples")
-    if isinstance(samples, list) and samples and all(is_number(s) for s in samples):
+    if samples:
         med = statistics.median(samples)
         if med > 0:
             scale = float(v) / med
             return (min(samples) * scale, max(samples) * scale)
-    spread = row.extra.get("spread")
-    if is_number(spread):
+    if spread is not None:
         half = abs(float(v)) * float(spread) / 2
         return (float(v) - half, float(v) + half)
     return None
@@ -611,7 +610,8 @@ def _judge(change: RowChange, b: Row, n: Row, info: MetricInfo, threshold: Thres
         if change.base_range and change.new_range \
                 and _overlap(change.base_range, change.new_range):
             change.status = NOT_SIGNIFICANT
-            change.reason = ("inside the noise: the 95% intervals overlap" if "ci" in n.extra
+            change.reason = ("inside the noise: the 95% intervals overlap"
+                             if TimingDetails.of(n).ci is not None
                              else "inside the noise: the ranges of the repeats overlap") + on_cpu
             return
         if on_cpu:

@@ -8,6 +8,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+import tokbench.events as ev
 from tokbench.errors import InputError
 
 STATE = "parity-state.json"
@@ -63,26 +64,28 @@ def speed_parts(args: argparse.Namespace) -> tuple[str, ...]:
 class ParityProgress:
     """A progress bar fed by the run's events."""
 
-    def __enter__(self) -> Any:
+    def __enter__(self) -> ev.Progress:
         from tokbench.cli.console import progress
 
         self.prog = progress(transient=True)
         self.prog.__enter__()
         self.task = self.prog.add_task("loading", total=None)
 
-        def event(name: str, info: dict[str, Any]) -> None:
+        def event(event: ev.Event) -> None:
             from rich.markup import escape
 
-            if name == "start":
-                self.prog.update(self.task, total=info["shards"], description="comparing")
-            elif name == "shard":
-                self.prog.advance(self.task)
-            elif name in ("speed", "minimize"):
-                self.prog.update(self.task, description=f"{name} · {escape(info['tokenizer'])}")
-            elif name == "tokenizer_failed":
-                self.prog.console.print(f"[yellow]not run: {escape(info['tokenizer'])}: "
-                                        f"{escape(info['error'])}[/]", highlight=False,
-                                        soft_wrap=True)
+            match event:
+                case ev.ParityStarted():
+                    self.prog.update(self.task, total=event.shards, description="comparing")
+                case ev.ShardDone():
+                    self.prog.advance(self.task)
+                case ev.SpeedTiming() | ev.Minimizing():
+                    self.prog.update(self.task,
+                                     description=f"{event.kind} · {escape(event.tokenizer)}")
+                case ev.TokenizerFailed():
+                    self.prog.console.print(f"[yellow]not run: {escape(event.tokenizer)}: "
+                                            f"{escape(event.error)}[/]", highlight=False,
+                                            soft_wrap=True)
         return event
 
     def __exit__(self, *exc: Any) -> None:

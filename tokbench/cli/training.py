@@ -9,7 +9,7 @@ from typing import Any
 
 def add_training_options(p: argparse.ArgumentParser, *, algos: tuple[str, ...]) -> None:
     """Options shared by ``train`` and ``sweep``."""
-    from tokbench.vocab.train import BACKENDS, NORMALIZATIONS, PRETOKENIZERS
+    from tokbench.training.train import BACKENDS, NORMALIZATIONS, PRETOKENIZERS
 
     p.add_argument("--corpus", action="append", required=True, metavar="SPEC",
                    help="training text: a suite name or spec (text:PATH, flores200?split=dev, "
@@ -43,7 +43,7 @@ def add_training_options(p: argparse.ArgumentParser, *, algos: tuple[str, ...]) 
 
 
 def config_from_args(args: argparse.Namespace, vocab_size: int) -> Any:
-    from tokbench.vocab.train import TrainConfig, parse_special_tokens
+    from tokbench.training.train import TrainConfig, parse_special_tokens
 
     return TrainConfig(
         algo=args.algo, backend=args.backend, vocab_size=vocab_size,

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+import tokbench.events as ev
 from tokbench.engine.presets import BENCH_TOKENIZERS
 from tokbench.errors import InputError
 
@@ -59,8 +60,8 @@ def settings_from(args: argparse.Namespace) -> Any:
         latency=replace(d.latency, budget_s=d.latency.budget_s * x),
         decode_latency=replace(d.decode_latency, budget_s=d.decode_latency.budget_s * x),
         rate=replace(d.rate, budget_s=d.rate.budget_s * x),
-        scaling=replace(d.scaling, budget_s=d.scaling.budget_s * x,
-                        call_cap_s=d.scaling.call_cap_s * min(x, 1.0)),
+        length=replace(d.length, budget_s=d.length.budget_s * x,
+                       call_cap_s=d.length.call_cap_s * min(x, 1.0)),
         max_threads=args.max_threads, thread_budget_s=d.thread_budget_s * x,
         extra={"speed_budget_scale": x})
 
@@ -81,15 +82,16 @@ def main(args: argparse.Namespace) -> int:
     with progress() as prog:
         task = prog.add_task("starting", total=len(specs))
 
-        def event(name: str, info: dict[str, Any]) -> None:
-            if name == "part":
-                prog.update(task, description=f"{info['tokenizer']} · {info['part']}")
-            elif name in ("done", "tokenizer_failed"):
-                prog.advance(task)
-            if name == "tokenizer_failed":
-                prog.console.print(f"[yellow]{escape(info['tokenizer'])}: "
-                                   f"{escape(info['error'])}[/]",
-                                   highlight=False)
+        def event(event: ev.Event) -> None:
+            match event:
+                case ev.SpeedPart():
+                    prog.update(task, description=f"{event.tokenizer} · {event.part}")
+                case ev.TokenizerDone():
+                    prog.advance(task)
+                case ev.TokenizerFailed():
+                    prog.advance(task)
+                    prog.console.print(f"[yellow]{escape(event.tokenizer)}: "
+                                       f"{escape(event.error)}[/]", highlight=False)
 
         results = run_bench(specs, args.suites or DEFAULT_SUITES, settings, event)
     files = [write_results_atomic(results, out)]
@@ -125,6 +127,7 @@ def _print_summary(con: Any, results: Any) -> None:
     from tokbench.cli.console import escape, print_fitted
     from tokbench.cli.verdict import print_verdict
     from tokbench.metrics.verdict import verdict
+    from tokbench.timing import BatchDetails, LengthDetails
 
     print_verdict(con, verdict(results))
     by = {r.key: r for r in results.rows}
@@ -135,11 +138,10 @@ def _print_summary(con: Any, results: Any) -> None:
             else "–"
 
     toks = list(results.meta.tokenizers)
-    counts = sorted({int(r.extra.get("threads_asked", 0)) for r in results.rows
-                     if r.metric == "batch_mb_s"})
+    batches = [(r, BatchDetails.of(r)) for r in results.rows if r.metric == "batch_mb_s"]
+    counts = sorted({d.threads_asked for _, d in batches})
     top = counts[-1] if counts else 0
-    ignored = {r.tokenizer for r in results.rows
-               if r.metric == "batch_mb_s" and r.extra.get("ignored")}
+    ignored = {r.tokenizer for r, d in batches if d.ignored}
     columns: list[tuple[str, list[str]]] = [
         ("paragraph p50 µs", [val(t, "paragraph", "encode_p50_us") for t in toks]),
         ("p99 µs", [val(t, "paragraph", "encode_p99_us") for t in toks]),
@@ -154,7 +156,7 @@ def _print_summary(con: Any, results: Any) -> None:
     columns += [
         ("superlinear", [escape(", ".join(r.subset for r in results.rows if r.tokenizer == t
                                           and r.metric == "scaling_exponent"
-                                          and r.extra.get("superlinear")) or "none")
+                                          and LengthDetails.of(r).superlinear) or "none")
                          for t in toks]),
         ("load s", [val(t, "all", "load_s", "{:.3f}") for t in toks]),
         ("RSS MB", [val(t, "all", "rss_mb") for t in toks])]

@@ -16,9 +16,9 @@ DEFAULT_OUT = "reports/recommend"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from tokbench.cli.scaling import add_scaling_options
+    from tokbench.cli.vocab_law import add_vocab_law_options
 
-    add_scaling_options(p, required=True)
+    add_vocab_law_options(p, required=True)
     p.add_argument("--tokenizers", "-t",
                    help="comma-separated names or specs (default: " +
                         ", ".join(RECOMMEND_TOKENIZERS) + ")")
@@ -39,10 +39,10 @@ def main(args: argparse.Namespace) -> int:
     from rich.markup import escape
 
     from tokbench.cli.console import console, err_console, print_fitted
-    from tokbench.cli.scaling import print_scaling, scaling_settings
+    from tokbench.cli.vocab_law import print_vocab_law, vocab_law_settings
     from tokbench.engine.runner import run
     from tokbench.metrics.trust import Trust
-    from tokbench.render.scaling import (
+    from tokbench.render.vocab_law import (
         PLACEMENT_HEADER,
         PLACEMENT_NOTE,
         best_line,
@@ -52,9 +52,9 @@ def main(args: argparse.Namespace) -> int:
         render_recommend_plots,
     )
     from tokbench.suites import split_suite_specs
-    from tokbench.vocab.scaling import mark_caveats, pooled_tokens_per_char, recommend_section
+    from tokbench.training.law import mark_caveats, pooled_tokens_per_char, recommend_section
 
-    settings = scaling_settings(args)  # bad numbers fail before anything is loaded
+    settings = vocab_law_settings(args)  # bad numbers fail before anything is loaded
     sweep_tpc = _sweep_f(args.sweep) if args.sweep else None
     tokenizers = [t.strip() for t in (args.tokenizers or ",".join(RECOMMEND_TOKENIZERS))
                   .split(",") if t.strip()]
@@ -83,7 +83,7 @@ def main(args: argparse.Namespace) -> int:
 
     con = console()
     rows = placement_rows(section)
-    print_scaling(con, section)
+    print_vocab_law(con, section)
     print_fitted(con, "tokenizers at this model size, fewest training FLOPs per character "
                  "first", PLACEMENT_HEADER[0], [r[0] for r in rows],
                  [(head, [escape(r[i]) for r in rows])
@@ -102,7 +102,7 @@ def _sweep_f(path: str) -> dict[str, dict[int, float]]:
     """f(V) by group from a sweep's results (its sizes' tokens per character)."""
     from tokbench.errors import InputError
     from tokbench.results import Results
-    from tokbench.vocab.sweep import RESULTS_FILE, tokens_per_char
+    from tokbench.training.sweep import RESULTS_FILE, tokens_per_char
 
     p = Path(path)
     results = Results.load(p / RESULTS_FILE if p.is_dir() else p)

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+import tokbench.events as ev
 from tokbench.cli.console import escape
 from tokbench.engine.presets import PRESETS, get_preset
 from tokbench.errors import TokbenchError
@@ -233,28 +234,28 @@ class _Progress:
         self._task = self._p.add_task("starting", total=None)
         return self
 
-    def event(self, name: str, info: dict[str, Any]) -> None:
-        if name == "start":
-            self._p.update(self._task, total=info.get("bytes") or None,
-                           description="measuring")
-        elif name == "shard":
-            self._p.update(self._task, advance=info["bytes"],
-                           description=escape(str(info["suite"])))
-        elif name == "unit":
-            self._p.update(self._task, description=escape(
-                f"{info['tokenizer']} · {info['suite']}"))
-        elif name == "phase":  # timing throughput: a bar of its own, counted in units
-            self._p.update(self._task, description="measured")
-            self._task = self._p.add_task("timing throughput", total=info.get("units"),
-                                          count=True)
-        elif name == "timing":
-            self._p.update(self._task, description=escape(
-                f"timing {info['tokenizer']} · {info['suite']}"))
-        elif name == "timed":
-            self._p.advance(self._task)
-        elif name == "tokenizer_failed":  # why is said once, after the run
-            self._p.console.print(f"[yellow]{escape(str(info['tokenizer']))}: not loaded; "
-                                  "the rest runs (why: at the end)[/]", highlight=False)
+    def event(self, event: ev.Event) -> None:
+        match event:
+            case ev.RunStarted():
+                self._p.update(self._task, total=event.bytes or None, description="measuring")
+            case ev.ShardDone():
+                self._p.update(self._task, advance=event.bytes,
+                               description=escape(event.suite))
+            case ev.UnitReached():
+                self._p.update(self._task, description=escape(
+                    f"{event.tokenizer} · {event.suite}"))
+            case ev.PhaseStarted():  # timing throughput: a bar of its own, counted in units
+                self._p.update(self._task, description="measured")
+                self._task = self._p.add_task("timing throughput", total=event.units,
+                                              count=True)
+            case ev.TimingStarted():
+                self._p.update(self._task, description=escape(
+                    f"timing {event.tokenizer} · {event.suite}"))
+            case ev.TimingDone():
+                self._p.advance(self._task)
+            case ev.TokenizerFailed():  # why is said once, after the run
+                self._p.console.print(f"[yellow]{escape(event.tokenizer)}: not loaded; "
+                                      "the rest runs (why: at the end)[/]", highlight=False)
 
     def __exit__(self, *exc: object) -> None:
         self._p.__exit__(None, None, None)

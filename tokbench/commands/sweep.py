@@ -6,6 +6,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+import tokbench.events as ev
+
 HELP = ("train at several vocabulary sizes, evaluate each on held-out suites and recommend a "
         "size; writes sweep.json, sweep.md and plots")
 
@@ -28,8 +30,8 @@ def _percent(text: str) -> float:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from tokbench.cli.scaling import add_scaling_options
     from tokbench.cli.training import add_training_options
+    from tokbench.cli.vocab_law import add_vocab_law_options
 
     p.add_argument("--sizes", default="1k,2k,4k,8k,16k,32k,64k",
                    help="increasing vocabulary sizes (k = 1024; default 1k,...,64k)")
@@ -48,7 +50,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "(default 4096, or the paper's width for --model-params)")
     p.add_argument("--tied", action="store_true",
                    help="input and output embeddings are tied (one vocab x d_model matrix)")
-    add_scaling_options(p)
+    add_vocab_law_options(p)
     p.add_argument("--metrics", "-m",
                    help="metric families (default: compression, fertility, premium, roundtrip, "
                         "unknown, vocab_use)")
@@ -67,20 +69,20 @@ def main(args: argparse.Namespace) -> int:
     from rich.markup import escape
 
     from tokbench.cli.console import console, err_console
-    from tokbench.cli.scaling import scaling_settings
     from tokbench.cli.training import config_from_args, use_threads
+    from tokbench.cli.vocab_law import vocab_law_settings
     from tokbench.render.sweep import recommendation_text, write_sweep_outputs
     from tokbench.suites import load_suite, split_suite_specs
-    from tokbench.vocab.sweep import (
+    from tokbench.training.sweep import (
         DEFAULT_D_MODEL,
         SWEEP_METRICS,
         SweepConfig,
-        check_scaling,
         check_sizes,
+        check_vocab_law,
         parse_sizes,
         sweep,
     )
-    from tokbench.vocab.train import load_corpus, minimum_vocab
+    from tokbench.training.train import load_corpus, minimum_vocab
 
     sizes = parse_sizes(args.sizes)
     train_config = config_from_args(args, sizes[-1])
@@ -90,18 +92,18 @@ def main(args: argparse.Namespace) -> int:
     from tokbench.metrics import resolve_families
 
     resolve_families(metrics)  # an unknown name fails before any training
-    scaling = scaling_settings(args)
+    vocab_law = vocab_law_settings(args)
     if args.d_model is not None:
         d_model, d_source = args.d_model, "given"
-    elif scaling is not None:
-        d_model, d_source = scaling.resolved()["d_model"], "from --model-params (paper's table)"
+    elif vocab_law is not None:
+        d_model, d_source = vocab_law.resolved()["d_model"], "from --model-params (paper's table)"
     else:
         d_model, d_source = DEFAULT_D_MODEL, "default"
     config = SweepConfig(sizes=tuple(sizes), train=train_config, within=args.within,
                          d_model=d_model, tied=args.tied, metrics=metrics,
-                         workers=max(1, args.jobs), scaling=scaling,
+                         workers=max(1, args.jobs), vocab_law=vocab_law,
                          d_model_source=d_source)
-    check_scaling(config)  # before loading and training: a bad number costs nothing
+    check_vocab_law(config)  # before loading and training: a bad number costs nothing
     out = Path(args.out)
     err = err_console()
     with err.status("loading the corpus and evaluation suites…"):
@@ -117,9 +119,9 @@ def main(args: argparse.Namespace) -> int:
     con.print(recommendation_text(sw, several).replace("**", ""),
               highlight=False, markup=False)
     if "scaling" in sw:
-        from tokbench.cli.scaling import print_scaling
+        from tokbench.cli.vocab_law import print_vocab_law
 
-        print_scaling(con, sw["scaling"])
+        print_vocab_law(con, sw["scaling"])
     from tokbench.render.sweep import answer_lines
 
     con.print()  # the one answer last, where the eye lands
@@ -144,32 +146,33 @@ class _Progress:
         self._eval: Any = None
         return self
 
-    def event(self, name: str, info: dict[str, Any]) -> None:
+    def event(self, event: ev.Event) -> None:
         from rich.markup import escape
 
         p = self._p
-        if name == "overlap":
-            p.console.print(f"[yellow]warning: {info['overlapping']:,} of {info['documents']:,} "
-                            f"documents of {escape(info['suite'])} also occur in the training "
-                            "corpus (same normalized text); they are not held-out[/]",
-                            highlight=False)
-        elif name == "size_start":
-            p.update(self._train, description=f"training {escape(info['name'])}")
-        elif name == "size_done":
-            p.advance(self._train)
-            seconds = f" in {info['seconds']:.1f} s" if info.get("seconds") else ""
-            p.console.print(f"{escape(info['name'])}: {info['how']}{seconds}", highlight=False)
-        elif name == "size_failed":
-            p.advance(self._train)
-            p.console.print(f"[yellow]{escape(info['name'])}: {escape(info['error'])}[/]",
-                            highlight=False)
-        elif name == "start":
-            p.update(self._train, description="trained")
-            self._eval = p.add_task("evaluating", total=info["units"])
-        elif name == "unit" and self._eval is not None:
-            p.update(self._eval, description=escape(f"{info['tokenizer']} · {info['suite']}"))
-        elif name == "advance" and self._eval is not None:
-            p.advance(self._eval, info.get("steps", 1))
+        match event:
+            case ev.Overlap():
+                p.console.print(f"[yellow]warning: {event.overlapping:,} of "
+                                f"{event.documents:,} documents of {escape(event.suite)} also "
+                                "occur in the training corpus (same normalized text); they are "
+                                "not held-out[/]", highlight=False)
+            case ev.SizeStarted():
+                p.update(self._train, description=f"training {escape(event.name)}")
+            case ev.SizeDone():
+                p.advance(self._train)
+                seconds = f" in {event.seconds:.1f} s" if event.seconds else ""
+                p.console.print(f"{escape(event.name)}: {event.how}{seconds}", highlight=False)
+            case ev.SizeFailed():
+                p.advance(self._train)
+                p.console.print(f"[yellow]{escape(event.name)}: {escape(event.error)}[/]",
+                                highlight=False)
+            case ev.RunStarted():
+                p.update(self._train, description="trained")
+                self._eval = p.add_task("evaluating", total=event.units)
+            case ev.UnitReached() if self._eval is not None:
+                p.update(self._eval, description=escape(f"{event.tokenizer} · {event.suite}"))
+            case ev.Advanced() if self._eval is not None:
+                p.advance(self._eval, event.steps)
 
     def __exit__(self, *exc: object) -> None:
         self._p.__exit__(None, None, None)
@@ -181,7 +184,7 @@ def _print_tables(con: Any, results: Any) -> None:
 
     from tokbench.cli.console import print_fitted
     from tokbench.render.sweep import sweep_tables
-    from tokbench.vocab.sweep import size_label
+    from tokbench.training.sweep import size_label
 
     t = sweep_tables(results)
     rec = int(t.sweep["recommendation"]["size"])

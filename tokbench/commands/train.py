@@ -10,7 +10,7 @@ HELP = "train a tokenizer (bpe, unigram, wordpiece) on any corpus or suite spec"
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from tokbench.cli.training import add_training_options
-    from tokbench.vocab.train import ALGOS
+    from tokbench.training.train import ALGOS
 
     p.add_argument("--vocab-size", required=True, metavar="N",
                    help="vocabulary size including special tokens, e.g. 32000 or 32k (k = 1024)")
@@ -22,8 +22,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     from tokbench.cli.console import console, err_console, escape
     from tokbench.cli.training import config_from_args, use_threads
-    from tokbench.vocab.sweep import parse_size
-    from tokbench.vocab.train import load_corpus, load_trained, train
+    from tokbench.training.sweep import parse_size
+    from tokbench.training.train import load_corpus, load_trained, train
 
     config = config_from_args(args, parse_size(args.vocab_size))
     use_threads(config.threads)

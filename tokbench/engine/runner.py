@@ -27,6 +27,17 @@ from tokbench.engine.state import RunState, SuiteProgress, unit_key
 from tokbench.engine.work import PinnedSpec, ShardResult, ShardTask
 from tokbench.environment import git_commit, machine_info
 from tokbench.errors import InputError, TokbenchError
+from tokbench.events import (
+    Advanced,
+    PhaseStarted,
+    Progress,
+    RunDone,
+    RunStarted,
+    ShardDone,
+    TokenizerFailed,
+    UnitReached,
+    ignore,
+)
 from tokbench.families import Family, run_families
 from tokbench.metrics import metrics_of, resolve_families
 from tokbench.metrics.base import MetricContext
@@ -130,9 +141,6 @@ class Timings:
         return {f"{f.name}_s": getattr(self, f.name) for f in fields(self) if f.name != "extra"}
 
 
-ProgressFn = Callable[[str, dict[str, Any]], None]
-
-
 def run(
     tokenizers: Sequence[str | Tokenizer | Callable[[], Tokenizer]] | None = None,
     suites: Sequence[str | AnySuite] | None = None,
@@ -140,7 +148,7 @@ def run(
     *,
     settings: Settings | None = None,
     on_unit: Callable[[Results], object] | None = None,
-    progress: ProgressFn | None = None,
+    progress: Progress | None = None,
     resume: Results | None = None,
     jobs: int | None = 1,
     executor: str | Executor = "local",
@@ -159,7 +167,8 @@ def run(
     ``resume`` reuses the rows of finished units whose tokenizer, suite, settings and
     metrics are unchanged; ``state`` is a checkpoint file of finished shards (reused
     when it matches, so an interrupted run redoes only unfinished shards). Keyword
-    ``options`` set ``Settings`` fields (e.g. ``premium_join=True``).
+    ``options`` set ``Settings`` fields (e.g. ``premium_join=True``). ``progress`` is
+    called with each ``tokbench.events`` event as the run goes.
 
     >>> results = run(["bytes", "chars"], ["multilingual?languages=jpn_Jpan"], ["compression"])
     >>> results.value("bytes", "multilingual", "jpn_Jpan", "tokens")  # UTF-8 bytes
@@ -226,14 +235,14 @@ class _Run:
     """The state of one ``run()`` call."""
 
     def __init__(self, settings: Settings, families: list[str], explicit: bool,
-                 progress: ProgressFn | None, on_unit: Callable[[Results], object] | None
+                 progress: Progress | None, on_unit: Callable[[Results], object] | None
                  ) -> None:
         self.settings = settings
         self.families = families
         self.explicit = explicit  # the metrics were chosen by name
         self.hooks = run_families(families, settings)
         self.resume: Results | None = None
-        self.notify = progress or (lambda event, info: None)
+        self.notify: Progress = progress or ignore
         self.on_unit = on_unit
         self.timings = Timings()
         self.wall0 = time.perf_counter()
@@ -278,7 +287,7 @@ class _Run:
         total = sum(sum(sh.nbytes for i, sh in enumerate(p.shards[:p.limit])
                         if i not in p.progress.done) for p in plans)
         units = len(self.toks) * len(suites) + sum(fam.units(self) for fam in self.hooks)
-        self.notify("start", {"units": units, "bytes": total})
+        self.notify(RunStarted(units=units, bytes=total))
         pending = [p for p in plans if p.tokenizers and not p.finished]
         run_id = uuid.uuid4().hex
         try:
@@ -302,7 +311,7 @@ class _Run:
         for fam in self.hooks:
             timed = fam.phase_units(plans)
             if timed:  # a phase of its own: the shard work is done, timing takes a while
-                self.notify("phase", {"name": fam.name, "units": timed})
+                self.notify(PhaseStarted(name=fam.name, units=timed))
             for p in plans:
                 if fam in p.hooks:
                     fam.after_shards(self, p)
@@ -313,7 +322,7 @@ class _Run:
         meta.warnings = [*(meta.warnings or []), *_segmenter_warnings(meta.segmenters)]
         meta.timings = self.timings.to_dict(self.wall0)
         meta.complete = True
-        self.notify("done", {})
+        self.notify(RunDone())
         return self.results
 
     def _start(self, plans: list[_Plan], executor: Executor, run_id: str) -> None:
@@ -345,7 +354,7 @@ class _Run:
             plan = by_suite[result.suite]
             self._absorb(plan, result)
             state.touched()
-            self.notify("shard", {"suite": result.suite, "bytes": result.nbytes})
+            self.notify(ShardDone(suite=result.suite, bytes=result.nbytes))
             if plan.finished:
                 self._finish(plan, state)
 
@@ -424,7 +433,7 @@ class _Run:
                 tok = _load(spec)
             except TokbenchError as e:
                 meta.errors.append(RunError(tokenizer=str(spec), error=str(e)))
-                self.notify("tokenizer_failed", {"tokenizer": str(spec), "error": str(e)})
+                self.notify(TokenizerFailed(tokenizer=str(spec), error=str(e)))
                 continue
             self.timings.load += time.perf_counter() - t0
             if tok.name in seen:
@@ -536,8 +545,8 @@ class _Run:
             measured.extend(rows)
             if not any(fam.finishes_units for fam in plan.hooks):
                 self.finished_units.append([name, suite.name])
-            self.notify("unit", {"tokenizer": name, "suite": suite.name})
-            self.notify("advance", {"steps": 1})
+            self.notify(UnitReached(tokenizer=name, suite=suite.name))
+            self.notify(Advanced(steps=1))
         self._intervals(plan, measured, prefix)
         state.finished(suite.name)
         self.checkpoint()

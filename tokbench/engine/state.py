@@ -19,7 +19,9 @@ from typing import Any
 from tokbench.metrics.intervals import Moments
 from tokbench.metrics.stats import UnitStats
 
-STATE_VERSION = 1
+#: 2: a failure example is {"failure", "shard", "pos"} (1 mixed "_shard"/"_pos" into the
+#: failure's own keys); a checkpoint of another version is recomputed
+STATE_VERSION = 2
 #: the checkpoint file in a run's (or sweep's) output folder; removed when it completes
 STATE_FILE = ".tokbench-state.json"
 

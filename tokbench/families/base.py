@@ -11,14 +11,15 @@ A family with work of its own is a subclass registered under its name
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Protocol
 
 from tokbench.metrics import metrics_of
 from tokbench.metrics.stats import collectors_for
 
 if TYPE_CHECKING:
     from tokbench.adapters.base import Tokenizer
+    from tokbench.events import Progress
     from tokbench.metrics.stats import UnitStats
     from tokbench.results import Results, Row
     from tokbench.suites.model import RunnableSuite
@@ -64,8 +65,8 @@ class RunContext(Protocol):
         ...
 
     @property
-    def notify(self) -> Callable[[str, dict[str, Any]], None]:
-        """Sends a progress event to the CLI (``tokbench.engine.runner.ProgressFn``)."""
+    def notify(self) -> Progress:
+        """Sends a progress event (``tokbench.events``) to the CLI."""
         ...
 
     def reused(self, tokenizer: str, suite: str) -> list[Row] | None:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tokbench.constants import ALL
+from tokbench.events import UnitReached
 from tokbench.families.base import FormulaFamily, RunContext, RunSettings
 from tokbench.metrics import metrics_of
 from tokbench.metrics.base import MetricContext
@@ -77,5 +78,5 @@ class GoldFamily(FormulaFamily):
                 sums["ok"] = sums["docs"] = int(idx.size)
                 ctx.results.rows.extend(metric_rows(name, GOLD_SUITE, subset,
                                                     SubsetStats(sums), metrics, mctx))
-            ctx.notify("unit", {"tokenizer": name, "suite": GOLD_SUITE})
+            ctx.notify(UnitReached(tokenizer=name, suite=GOLD_SUITE))
         ctx.checkpoint()

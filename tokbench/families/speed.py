@@ -8,6 +8,7 @@ import time
 from collections.abc import Sequence
 
 from tokbench.constants import ALL
+from tokbench.events import UnitReached
 from tokbench.families.base import Family, PlanView, RunContext
 from tokbench.families.throughput import throughput_texts
 from tokbench.record import SuiteInfo
@@ -34,7 +35,7 @@ class SpeedFamily(Family):
             ctx.results.rows.extend(speed_rows(
                 tok, texts, suite=SUITE, spec=spec if isinstance(spec, str) else None,
                 progress=lambda what, n=name: ctx.notify(  # type: ignore[misc]
-                    "unit", {"tokenizer": n, "suite": f"speed: {what}"})))
+                    UnitReached(tokenizer=n, suite=f"speed: {what}"))))
             ctx.timings.throughput += time.perf_counter() - t0
             ctx.unit_finished(name, SUITE)
             ctx.checkpoint()

@@ -7,10 +7,11 @@ import statistics
 import time
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tokbench.constants import ALL
 from tokbench.errors import tokenizer_raised
+from tokbench.events import TimingDone, TimingStarted
 from tokbench.families.base import FormulaFamily, PlanView, RunContext
 from tokbench.record import RunError
 from tokbench.results import Row
@@ -18,6 +19,7 @@ from tokbench.results import Row
 if TYPE_CHECKING:
     from tokbench.speed.rate import Rate
     from tokbench.suites.model import RunnableSuite
+    from tokbench.timing import RateDetails
 
 THROUGHPUT_SAMPLE_BYTES = 256 * 1024
 
@@ -57,7 +59,7 @@ class ThroughputFamily(FormulaFamily):
             subsets = throughput_texts(plan.suite, True, RUN_SUBSET_BYTES)
             targets.update((k, v) for k, v in subsets.items() if k != ALL)
         for name in plan.tokenizers:
-            ctx.notify("timing", {"tokenizer": name, "suite": plan.suite.name})
+            ctx.notify(TimingStarted(tokenizer=name, suite=plan.suite.name))
             t0 = time.perf_counter()
             for subset, texts in targets.items():
                 try:
@@ -76,24 +78,24 @@ class ThroughputFamily(FormulaFamily):
                 for metric, value, scale in (("throughput_mb_s", rate.mb_s, 1.0),
                                              ("throughput_tokens_s", rate.tokens_s, per_mb)):
                     ctx.results.rows.append(Row(name, plan.suite.name, subset, metric, value,
-                                                _throughput_details(rate, scale)))
+                                                _throughput_details(rate, scale).to_dict()))
             ctx.timings.throughput += time.perf_counter() - t0
             ctx.unit_finished(name, plan.suite.name)
-            ctx.notify("timed", {"tokenizer": name, "suite": plan.suite.name})
+            ctx.notify(TimingDone(tokenizer=name, suite=plan.suite.name))
             ctx.checkpoint()
 
 
-def _throughput_details(rate: Rate, scale: float) -> dict[str, Any]:
+def _throughput_details(rate: Rate, scale: float) -> RateDetails:
     """A throughput row's details: its samples (``compare`` judges a change against their
     range, as for every run before), their spread, and the precision reached (half the
     median's 95% interval, relative: 0.02 is ±2%), with how the timing stopped."""
-    extra = rate.extras(scale)
-    del extra["ci"]  # the range of the samples stays the noise band compare uses
-    samples = extra["samples"]
+    details = rate.details(scale)
+    details.ci = None  # the range of the samples stays the noise band compare uses
+    samples = details.samples or []
     med = statistics.median(samples) if samples else 0.0
-    extra["spread"] = (max(samples) - min(samples)) / med if med else 0.0
-    extra["threads"] = 1
-    return extra
+    details.spread = (max(samples) - min(samples)) / med if med else 0.0
+    details.threads = 1
+    return details
 
 
 def throughput_texts(suite: RunnableSuite, per_subset: bool,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 
 from tokbench.constants import ALL, VOCAB_SUITE
+from tokbench.events import Advanced, UnitReached
 from tokbench.families.base import Family, RunContext
 from tokbench.results import Row
 
@@ -22,7 +23,7 @@ class VocabularyFamily(Family):
 
     def _vocab_unit(self, ctx: RunContext, name: str) -> None:
         tok = ctx.toks[name]
-        ctx.notify("unit", {"tokenizer": name, "suite": VOCAB_SUITE})
+        ctx.notify(UnitReached(tokenizer=name, suite=VOCAB_SUITE))
         reused = ctx.reused(name, VOCAB_SUITE)
         if reused is not None:
             rows = reused
@@ -35,5 +36,5 @@ class VocabularyFamily(Family):
             rows = [Row(name, VOCAB_SUITE, ALL, k, v) for k, v in facts.items()]
         ctx.results.rows.extend(rows)
         ctx.unit_finished(name, VOCAB_SUITE)
-        ctx.notify("advance", {"steps": 1})
+        ctx.notify(Advanced(steps=1))
         ctx.checkpoint()

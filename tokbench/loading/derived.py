@@ -23,7 +23,6 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tokbench.adapters.base import SourceInfo
 from tokbench.errors import CorruptFileError, SourceError
 from tokbench.loading.sources import (
     Fetched,
@@ -33,6 +32,7 @@ from tokbench.loading.sources import (
     verified_file,
     write_verified,
 )
+from tokbench.record import TokenizerSource
 
 Recipe = Callable[[Sequence[Path], Mapping[str, str], StatusCallback], Iterator[bytes]]
 
@@ -243,5 +243,5 @@ class DerivedFile:
                 for p in paths:
                     p.unlink(missing_ok=True)
             fresh = True
-        return Fetched(target, SourceInfo("derived", self.location, self.sha256, str(target)),
+        return Fetched(target, TokenizerSource("derived", self.location, self.sha256, str(target)),
                        fresh=fresh)

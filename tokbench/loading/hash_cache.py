@@ -4,33 +4,16 @@ writes of fetched files."""
 from __future__ import annotations
 
 import hashlib
-import threading
 from collections.abc import Iterable
 from pathlib import Path
 
-from tokbench.adapters.base import sha256_file
 from tokbench.errors import HashMismatchError, SourceError
-
-_verified: dict[tuple[str, int, int], str] = {}
-_verified_lock = threading.Lock()
-
-
-def sha256_file_cached(path: Path) -> str:
-    """sha256 of ``path``, remembered per (path, size, mtime) for the life of the process."""
-    st = path.stat()
-    key = (str(path), st.st_size, st.st_mtime_ns)
-    with _verified_lock:
-        if key in _verified:
-            return _verified[key]
-    digest = sha256_file(path)
-    with _verified_lock:
-        _verified[key] = digest
-    return digest
+from tokbench.hashing import sha256_file
 
 
 def verified_file(path: Path, sha256: str) -> bool:
     """Whether ``path`` exists and has the pinned sha256."""
-    return path.is_file() and sha256_file_cached(path) == sha256
+    return path.is_file() and sha256_file(path) == sha256
 
 
 def hash_mismatch(what: str, expected: str, actual: str) -> HashMismatchError:
@@ -42,7 +25,7 @@ def hash_mismatch(what: str, expected: str, actual: str) -> HashMismatchError:
 def tampered_cache_error(path: Path, expected: str) -> HashMismatchError:
     """A cached file whose content no longer has its pinned sha256 (offline: not replaced)."""
     return HashMismatchError(
-        f"{path}: the cached file's sha256 {sha256_file_cached(path)} does not match the pinned "
+        f"{path}: the cached file's sha256 {sha256_file(path)} does not match the pinned "
         f"{expected} (damaged or modified); delete it and fetch again without offline mode")
 
 

@@ -10,10 +10,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
-from tokbench.adapters.base import SourceInfo
 from tokbench.errors import MissingDependencyError, SourceError
-from tokbench.loading.hash_cache import hash_mismatch, sha256_file_cached
+from tokbench.hashing import sha256_file
+from tokbench.loading.hash_cache import hash_mismatch
 from tokbench.loading.source_model import HUB_TOKENIZER_FILES, Fetched
+from tokbench.record import TokenizerSource
 
 if TYPE_CHECKING:
     from tokbench.loading.pypi import FetchSession
@@ -112,10 +113,10 @@ class HubSource:
                 raise SourceError(f"{where}: {_hub_reason(e)}") from e
         digest = None
         if self.filename:
-            digest = sha256_file_cached(local)
+            digest = sha256_file(local)
             if self.sha256 is not None and digest != self.sha256:
                 raise hash_mismatch(f"{self.filename} from {self.repo_id}", self.sha256, digest)
-        return Fetched(local, SourceInfo("hub", self._location(local), digest, str(local)),
+        return Fetched(local, TokenizerSource("hub", self._location(local), digest, str(local)),
                        fresh=fresh)
 
     def _local(self, hub: Any) -> Path | None:

@@ -21,9 +21,10 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from tokbench.adapters.base import SourceInfo, Tokenizer
+from tokbench.adapters.base import Tokenizer
 from tokbench.adapters.library import CannotReadError, LibraryTokenizer, VocabFiles
 from tokbench.errors import InputError, MissingDependencyError
+from tokbench.record import TokenizerSource
 from tokbench.registry import Registry, import_object
 
 
@@ -241,8 +242,8 @@ def load_with(reference: Tokenizer, impl_name: str, name: str) -> Tokenizer:
         raise InputError(f"{name}: {impl.name} failed to load the {files.kind} file "
                          f"({first})") from None
     seconds = time.perf_counter() - t0
-    source = SourceInfo(reference.source.kind, reference.source.location,
-                        reference.source.sha256, reference.source.path)
+    source = TokenizerSource(reference.source.kind, reference.source.location,
+                             reference.source.sha256, reference.source.path)
     return LibraryTokenizer(name, source, impl.name, impl.version(), calls, reference, seconds,
                             files.kind)
 

@@ -260,7 +260,7 @@ def _memo_key(spec: Spec) -> tuple[object, ...]:
                 spec.impl)
     from tokbench.paths import cache_dir
 
-    # the cache is part of the key: SourceInfo.path points into it
+    # the cache is part of the key: TokenizerSource.path points into it
     return (spec.kind, spec.value, spec.revision, spec.text if spec.kind != "catalog" else "",
             str(cache_dir()), spec.impl)
 

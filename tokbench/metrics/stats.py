@@ -154,12 +154,11 @@ class FailureExample:
     pos: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {**self.failure.to_dict(), "_shard": self.shard, "_pos": self.pos}
+        return {"failure": self.failure.to_dict(), "shard": self.shard, "pos": self.pos}
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> FailureExample:
-        return cls(Failure.from_dict({k: v for k, v in d.items() if not k.startswith("_")}),
-                   int(d.get("_shard", 0)), int(d.get("_pos", 0)))
+        return cls(Failure.from_dict(d["failure"]), int(d["shard"]), int(d["pos"]))
 
 
 @dataclass

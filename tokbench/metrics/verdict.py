@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from tokbench.constants import ALL
 from tokbench.metrics.trust import Caveat, Trust
 from tokbench.results import Results
+from tokbench.timing import LatencyDetails
 
 #: costs are given per this many characters
 PER_CHARS = 1000
@@ -208,13 +209,12 @@ def _speed_lines(results: Results) -> list[Line]:
         if r.suite != SPEED_SUITE or r.metric != "encode_p50_us" or \
                 not isinstance(r.value, (int, float)):
             continue
-        chars = r.extra.get("request_chars")
-        if not isinstance(chars, (int, float)) or chars <= 0:
+        details = LatencyDetails.of(r)
+        chars = details.request_chars
+        if chars is None or chars <= 0:
             continue
-        share = r.extra.get("cpu_share")
         by_size.setdefault(r.subset, {})[r.tokenizer] = (
-            float(r.value) * PER_CHARS / float(chars),
-            float(share) if isinstance(share, (int, float)) else None)
+            float(r.value) * PER_CHARS / chars, details.cpu_share)
     lines = []
     for size in [s for s in REQUEST_SIZES if s in by_size] + \
             sorted(set(by_size) - set(REQUEST_SIZES)):

@@ -22,8 +22,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tokbench.adapters.base import SourceInfo, Tokenizer
+from tokbench.adapters.base import Tokenizer
 from tokbench.errors import InputError, TokbenchError
+from tokbench.record import TokenizerSource
 
 #: seconds pip may take to build one environment
 PIP_TIMEOUT = 900
@@ -119,7 +120,7 @@ class EnvTokenizer(Tokenizer):
 
     def __init__(self, spec: str, package: str, version: str, env: Path) -> None:
         super().__init__(f"{spec}@{package}=={version}",
-                         SourceInfo("environment", f"{package}=={version}:{spec}"))
+                         TokenizerSource("environment", f"{package}=={version}:{spec}"))
         self.spec, self.package, self.version, self.env = spec, package, version, env
         self._lock = threading.Lock()
         self._bytes: dict[int, bytes] = {}
@@ -137,9 +138,9 @@ class EnvTokenizer(Tokenizer):
         self.info = info
         self.backend = f"{info.get('backend')} ({package}=={version})"
         self.load_seconds = float(info.get("load_seconds", 0.0))
-        self.source = SourceInfo("environment", f"{package}=={version}:{spec}",
-                                 (info.get("source") or {}).get("sha256"),
-                                 (info.get("source") or {}).get("path"))
+        self.source = TokenizerSource("environment", f"{package}=={version}:{spec}",
+                                      (info.get("source") or {}).get("sha256"),
+                                      (info.get("source") or {}).get("path"))
 
     def _read(self) -> dict[str, Any]:
         assert self._proc.stdout is not None

@@ -28,6 +28,15 @@ from tokbench.engine.runner import _load_suite
 from tokbench.engine.work import ShardTask
 from tokbench.environment import git_commit, machine_info
 from tokbench.errors import InputError, TokbenchError
+from tokbench.events import (
+    Minimizing,
+    ParityStarted,
+    Progress,
+    ShardDone,
+    SpeedTiming,
+    TokenizerFailed,
+    ignore,
+)
 from tokbench.families.throughput import throughput_texts
 from tokbench.parity.diff import DocDiff
 from tokbench.parity.minimize import minimize
@@ -44,7 +53,6 @@ JOB = "tokbench.parity.shard:process_parity_shard"
 SPEED_SUITE = "speed"
 #: the speed parts measured by default (threads and length scaling on request)
 SPEED_PARTS = ("latency", "rate", "footprint")
-Event = Callable[[str, dict[str, Any]], None]
 #: a tokenizer spec string, or a picklable zero-argument factory (``tokbench drift``)
 Spec = str | Callable[[], "Tokenizer"]
 
@@ -60,7 +68,7 @@ def parity(reference: Spec, implementations: Sequence[Spec], suites: Sequence[st
            jobs: int | None = 1, executor: str | Executor = "local", scheduler: str | None = None,
            state: str | Path | None = None, time_limit: float = TIME_LIMIT,
            examples: int = 20, speed: Sequence[str] | None = SPEED_PARTS,
-           speed_budget: float = 1.0, event: Event | None = None) -> Results:
+           speed_budget: float = 1.0, event: Progress | None = None) -> Results:
     """Compare ``implementations`` (specs, e.g. ``cl100k_base@splintr``) with ``reference``
     on ``suites``.
 
@@ -70,7 +78,7 @@ def parity(reference: Spec, implementations: Sequence[Spec], suites: Sequence[st
     resumes from it). An implementation that fails to load is one line in
     ``meta.errors`` and the run goes on without it.
     """
-    emit: Event = event or (lambda name, info: None)
+    emit = event or ignore
     _check_parts(tuple(speed or ()))
     wall0 = time.perf_counter()
     meta = RunMeta(tokbench_version=__version__,
@@ -97,7 +105,7 @@ def parity(reference: Spec, implementations: Sequence[Spec], suites: Sequence[st
         shards, _ = suite.plan_shards(ex.workers)
         plans.append((suite, shards, checkpoint.suite(suite.name)))
     total = sum(len(sh) for _, sh, _ in plans)
-    emit("start", {"shards": total})
+    emit(ParityStarted(shards=total))
     run_id = uuid.uuid4().hex
     options = (("time_limit", float(time_limit)), ("keep", min(examples, EXAMPLES_PER_SHARD)))
     try:
@@ -114,7 +122,7 @@ def parity(reference: Spec, implementations: Sequence[Spec], suites: Sequence[st
             prog["done"].add(r.index)
             prog["languages"].update(r.languages)
             checkpoint.touched()
-            emit("shard", {"suite": r.suite, "bytes": r.nbytes})
+            emit(ShardDone(suite=r.suite, bytes=r.nbytes))
     except BaseException:
         checkpoint.flush()
         raise
@@ -137,7 +145,7 @@ def parity(reference: Spec, implementations: Sequence[Spec], suites: Sequence[st
     return results
 
 
-def _load(reference: Spec, implementations: Sequence[Spec], meta: RunMeta, emit: Event
+def _load(reference: Spec, implementations: Sequence[Spec], meta: RunMeta, emit: Progress
           ) -> tuple[dict[str, Tokenizer], dict[str, object]]:
     from tokbench.engine.work import materialize
     from tokbench.loading.loader import parse_tokenizer_spec
@@ -155,7 +163,7 @@ def _load(reference: Spec, implementations: Sequence[Spec], meta: RunMeta, emit:
             if k == 0:
                 raise
             meta.errors.append(RunError(tokenizer=_label(spec), error=first_line(e)))
-            emit("tokenizer_failed", {"tokenizer": _label(spec), "error": first_line(e)})
+            emit(TokenizerFailed(tokenizer=_label(spec), error=first_line(e)))
             continue
         if tok.name in toks:
             raise InputError(f"{_label(spec)!r} is the same tokenizer as {tok.name!r}; "
@@ -192,14 +200,13 @@ def _rows(results: Results, ref: str, suite: str, stats: ParityStats) -> None:
 
 
 def _failures(results: Results, ref_name: str, toks: dict[str, Tokenizer], stats: ParityStats,
-              limit: int, emit: Event) -> None:
+              limit: int, emit: Progress) -> None:
     ref = toks[ref_name]
-    for f in stats.failures:
-        results.failures.append(Failure.from_dict(f))
+    results.failures.extend(stats.failures)
     for impl, kept in stats.examples.items():
         tok = toks[impl]
         for d in (DocDiff.from_dict(x) for x in kept[:limit]):
-            emit("minimize", {"tokenizer": impl, "doc_id": d.doc_id})
+            emit(Minimizing(tokenizer=impl, doc_id=d.doc_id))
             rep = reproducer(ref, tok, d.text, d.offset)
             fail = Failure(tokenizer=impl, suite=d.suite, doc_id=d.doc_id, lang=d.lang,
                            kind=d.klass, offset=d.offset, reference=ref_name,
@@ -236,7 +243,7 @@ def _cut(text: str, limit: int = 400) -> str:
 
 
 def _speed(results: Results, toks: dict[str, Tokenizer], suites: Sequence[Any],
-           parts: tuple[str, ...], budget: float, specs: dict[str, object], emit: Event) -> None:
+           parts: tuple[str, ...], budget: float, specs: dict[str, object], emit: Progress) -> None:
     """The speed profile of every tokenizer on the same sample, then speed-up rows."""
     from dataclasses import replace
 
@@ -254,7 +261,7 @@ def _speed(results: Results, toks: dict[str, Tokenizer], suites: Sequence[Any],
         bytes=sum(len(t.encode("utf-8")) for t in texts))
     results.meta.settings = settings.to_dict()
     for name, tok in toks.items():
-        emit("speed", {"tokenizer": name})
+        emit(SpeedTiming(tokenizer=name))
         spec = specs.get(name)
         results.rows.extend(speed_rows(tok, texts, suite=SPEED_SUITE,
                                        spec=spec if isinstance(spec, str) else None,

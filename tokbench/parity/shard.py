@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from tokbench.constants import ALL
 from tokbench.parity.diff import describe, matched_tokens
+from tokbench.record import Failure
 
 if TYPE_CHECKING:
     from tokbench.adapters.base import Tokenizer
@@ -41,7 +42,7 @@ class ParityStats:
     counts: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)
     classes: dict[str, dict[str, int]] = field(default_factory=dict)
     examples: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
-    failures: list[dict[str, Any]] = field(default_factory=list)
+    failures: list[Failure] = field(default_factory=list)
 
     def add(self, impl: str, subset: str, key: str, n: int = 1) -> None:
         sub = self.counts.setdefault(impl, {}).setdefault(subset, dict.fromkeys(COUNTS, 0))
@@ -62,12 +63,12 @@ class ParityStats:
 
     def to_dict(self) -> dict[str, Any]:
         return {"counts": self.counts, "classes": self.classes, "examples": self.examples,
-                "failures": self.failures}
+                "failures": [f.to_dict() for f in self.failures]}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> ParityStats:
         return cls(d.get("counts", {}), d.get("classes", {}), d.get("examples", {}),
-                   d.get("failures", []))
+                   [Failure.from_dict(f) for f in d.get("failures", [])])
 
 
 def spread(examples: list[dict[str, Any]], keep: int) -> list[dict[str, Any]]:
@@ -138,9 +139,9 @@ def compare_documents(ref_name: str, ref: Tokenizer, impls: Sequence[tuple[str, 
         except Exception as exc:
             ref_ids.append(None)
             ref_dec.append(None)
-            out.failures.append({"tokenizer": ref_name, "suite": suite, "doc_id": d.id,
-                                 "lang": d.lang, "kind": "error",
-                                 "error": f"{type(exc).__name__}: {exc}"[:200]})
+            out.failures.append(Failure(tokenizer=ref_name, suite=suite, doc_id=d.id,
+                                        lang=d.lang, kind="error",
+                                        error=f"{type(exc).__name__}: {exc}"[:200]))
     for name, tok in impls:
         guard = Guard(time_limit)
         by_class: dict[str, list[dict[str, Any]]] = {}
@@ -164,9 +165,9 @@ def compare_documents(ref_name: str, ref: Tokenizer, impls: Sequence[tuple[str, 
                     for subset in subsets:
                         out.add(name, subset, "failed")
                     kind = "timeout" if err.startswith("TimeoutError") else "error"
-                    out.failures.append({"tokenizer": name, "suite": suite, "doc_id": d.id,
-                                         "lang": d.lang, "kind": kind, "error": err,
-                                         "reference": ref_name})
+                    out.failures.append(Failure(tokenizer=name, suite=suite, doc_id=d.id,
+                                                lang=d.lang, kind=kind, error=err,
+                                                reference=ref_name))
                     continue
                 ids = [int(x) for x in ids]
                 same = ids == want

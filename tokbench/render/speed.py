@@ -12,8 +12,17 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from tokbench.record import Record
 from tokbench.render.tables import tokenizer_order
 from tokbench.results import Results, Row
+from tokbench.timing import (
+    BatchDetails,
+    LatencyDetails,
+    LengthDetails,
+    LoadDetails,
+    RateDetails,
+    TimingDetails,
+)
 
 LATENCY_SIZES = ("chat", "paragraph", "document")
 SPEED_PLOTS = ("speed_latency_cdf.png", "speed_threads.png", "speed_scaling.png")
@@ -53,8 +62,8 @@ def _colours(results: Results) -> dict[str, str]:
 
 def latency_cdf_plot(results: Results, path: Path) -> Path | None:
     """One panel per request size: each tokenizer's encode latency CDF (log x)."""
-    rows = {(r.tokenizer, r.subset): r for r in speed_rows_of(results, "encode_p50_us")
-            if isinstance(r.extra.get("cdf"), list)}
+    rows = {(r.tokenizer, r.subset): cdf for r in speed_rows_of(results, "encode_p50_us")
+            for cdf in [LatencyDetails.of(r).cdf] if cdf is not None}
     sizes = [s for s in LATENCY_SIZES if any(k[1] == s for k in rows)]
     if not sizes:
         return None
@@ -63,10 +72,10 @@ def latency_cdf_plot(results: Results, path: Path) -> Path | None:
     qs = None
     for ax, size in zip(axes, sizes, strict=True):
         for tok in tokenizer_order(results):
-            r = rows.get((tok, size))
-            if r is None:
+            points = rows.get((tok, size))
+            if points is None:
                 continue
-            cdf = [v for v in r.extra["cdf"] if _number(v)]
+            cdf = [v for v in points if _number(v)]
             qs = [i / (len(cdf) - 1) for i in range(len(cdf))]
             ax.plot(cdf, qs, label=tok, linewidth=1.2, color=colours[tok])
         ax.set_xscale("log")
@@ -93,7 +102,7 @@ def threads_plot(results: Results, path: Path) -> Path | None:
     colours = _colours(results)
     for tok in tokenizer_order(results):
         for via, style in (("native", "-"), ("process", "--")):
-            pts = sorted((int(r.extra.get("threads_asked", 0)), float(r.value or 0)) for r in rows
+            pts = sorted((BatchDetails.of(r).threads_asked, float(r.value or 0)) for r in rows
                          if r.tokenizer == tok and r.subset.startswith(via + ":"))
             if not pts:
                 continue
@@ -102,7 +111,7 @@ def threads_plot(results: Results, path: Path) -> Path | None:
     ax.set_xlabel("threads (native) / worker processes asked")
     ax.set_ylabel("MB/s (wall clock)")
     ax.set_title("Batch encode throughput against threads")
-    ax.set_xticks(sorted({int(r.extra.get("threads_asked", 0)) for r in rows}))
+    ax.set_xticks(sorted({BatchDetails.of(r).threads_asked for r in rows}))
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7, ncol=2)
     fig.tight_layout()
@@ -110,11 +119,11 @@ def threads_plot(results: Results, path: Path) -> Path | None:
     return path
 
 
-def scaling_plot(results: Results, path: Path) -> Path | None:
+def length_plot(results: Results, path: Path) -> Path | None:
     """Seconds per call against bytes (log-log), one panel per kind of input."""
-    rows = [r for r in speed_rows_of(results, "scaling_exponent")
-            if isinstance(r.extra.get("points"), list) and r.extra["points"]]
-    kinds = list(dict.fromkeys(r.subset for r in rows))
+    rows = [(r, points) for r in speed_rows_of(results, "scaling_exponent")
+            for points in [LengthDetails.of(r).points] if points]
+    kinds = list(dict.fromkeys(r.subset for r, _ in rows))
     if not kinds:
         return None
     ncols = min(3, len(kinds))
@@ -126,11 +135,12 @@ def scaling_plot(results: Results, path: Path) -> Path | None:
     colours = _colours(results)
     for ax, kind in zip(axes, kinds, strict=False):
         for tok in tokenizer_order(results):
-            r = next((x for x in rows if x.tokenizer == tok and x.subset == kind), None)
+            r, points = next(((x, p) for x, p in rows
+                              if x.tokenizer == tok and x.subset == kind), (None, []))
             if r is None:
                 continue
-            xs = [p[0] for p in r.extra["points"]]
-            ys = [p[1] for p in r.extra["points"]]
+            xs = [p[0] for p in points]
+            ys = [p[1] for p in points]
             slope = f"{r.value:.2f}" if _number(r.value) else "?"
             ax.plot(xs, ys, marker=".", label=f"{tok} ({slope})", color=colours[tok])
         ax.set_xscale("log")
@@ -154,7 +164,7 @@ def render_speed_plots(results: Results, out_dir: str | Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     written = [latency_cdf_plot(results, out / SPEED_PLOTS[0]),
                threads_plot(results, out / SPEED_PLOTS[1]),
-               scaling_plot(results, out / SPEED_PLOTS[2])]
+               length_plot(results, out / SPEED_PLOTS[2])]
     return [p for p in written if p is not None]
 
 
@@ -167,11 +177,17 @@ def _fmt(v: Any, digits: int = 1) -> str:
 
 
 def _ci(r: Row, digits: int = 1) -> str:
-    ci = r.extra.get("ci")
-    if not isinstance(ci, list) or len(ci) != 2:
+    ci = TimingDetails.of(r).ci
+    if ci is None or len(ci) != 2:
         return ""
     hi = _fmt(ci[1], digits) if ci[1] is not None else "open"
     return f"[{_fmt(ci[0], digits)}, {hi}]"
+
+
+def _text(details: Record, key: str) -> str:
+    """A count or word of the row's details as the table shows it ("" when the row has
+    none)."""
+    return str(getattr(details, key)) if details.has(key) else ""
 
 
 def speed_tables(results: Results) -> list[tuple[str, str, list[str], list[list[str]]]]:
@@ -194,9 +210,10 @@ def speed_tables(results: Results) -> list[tuple[str, str, list[str], list[list[
                     cells.append(_fmt(r.value) + (f" {_ci(r)}" if r and key == "p99" else "")
                                  if r else "–")
                 p99 = by.get((tok, suite, size, f"{op}_p99_us"))
-                cells += [str(p50.extra.get("calls", "")), _fmt(p50.extra.get("cpu_value")),
-                          _fmt(p99.extra.get("cpu_value") if p99 else None),
-                          str(p50.extra.get("stop", ""))]
+                p50_details = LatencyDetails.of(p50)
+                cells += [_text(p50_details, "calls"), _fmt(p50_details.cpu_value),
+                          _fmt(LatencyDetails.of(p99).cpu_value if p99 else None),
+                          _text(p50_details, "stop")]
                 lat_rows.append(cells)
     if lat_rows:
         out.append(("Latency of single calls (µs)",
@@ -210,9 +227,10 @@ def speed_tables(results: Results) -> list[tuple[str, str, list[str], list[list[
     for tok in toks:
         r = by.get((tok, suite, "all", "encode_mb_s"))
         if r is not None:
-            rate_rows.append([tok, _fmt(r.value, 2), _ci(r, 2),
-                              _fmt(r.extra.get("wall_value"), 2), str(r.extra.get("repeats", "")),
-                              str(r.extra.get("outliers", "")), str(r.extra.get("stop", ""))])
+            rate = RateDetails.of(r)
+            rate_rows.append([tok, _fmt(r.value, 2), _ci(r, 2), _fmt(rate.wall_value, 2),
+                              _text(rate, "repeats"), _text(rate, "outliers"),
+                              _text(rate, "stop")])
     if rate_rows:
         out.append(("Single-thread encode rate (MB/s)",
                     "Thread CPU clock (median of repeats, 95% bootstrap interval); the wall-clock "
@@ -224,8 +242,9 @@ def speed_tables(results: Results) -> list[tuple[str, str, list[str], list[list[
         for r in sorted((x for x in results.rows if x.tokenizer == tok
                          and x.metric == "batch_mb_s"), key=lambda x: x.subset):
             via, _, n = r.subset.partition(":")
-            thr_rows.append([tok, via, n, _fmt(r.extra.get("threads_used"), 2),
-                             _fmt(r.value, 2), str(r.extra.get("ignored", ""))])
+            batch = BatchDetails.of(r)
+            thr_rows.append([tok, via, n, _fmt(batch.threads_used, 2),
+                             _fmt(r.value, 2), batch.ignored or ""])
     if thr_rows:
         out.append(("Batch throughput against threads",
                     "Wall-clock MB/s of a batch; threads used = process CPU time / wall time "
@@ -236,10 +255,10 @@ def speed_tables(results: Results) -> list[tuple[str, str, list[str], list[list[
     for tok in toks:
         for r in (x for x in results.rows if x.tokenizer == tok
                   and x.metric == "scaling_exponent"):
-            flag = "**superlinear**" if r.extra.get("superlinear") else ""
-            skipped = r.extra.get("skipped_why", "")
+            sc = LengthDetails.of(r)
+            flag = "**superlinear**" if sc.superlinear else ""
             sc_rows.append([tok, r.subset, _fmt(r.value, 2), _ci(r, 2),
-                            _fmt(r.extra.get("largest_mb_s"), 2), flag, str(skipped)])
+                            _fmt(sc.largest_mb_s, 2), flag, sc.skipped_why or ""])
     if sc_rows:
         out.append(("Length scaling (1 KB .. 1 MB)",
                     "Fitted slope of log(seconds per call) on log(bytes), thread CPU clock, "
@@ -256,9 +275,9 @@ def speed_tables(results: Results) -> list[tuple[str, str, list[str], list[list[
         rss = by.get((tok, suite, "all", "rss_mb"))
         fp_rows.append([tok, _fmt(imp.value if imp else None, 3), _fmt(load.value, 3),
                         _fmt(first.value if first else None, 3),
-                        _fmt(first.extra.get("warm_call_ms") if first else None, 3),
+                        _fmt(LoadDetails.of(first).warm_call_ms if first else None, 3),
                         _fmt(rss.value if rss else None, 1),
-                        _fmt(rss.extra.get("peak_rss_mb") if rss else None, 1)])
+                        _fmt(LoadDetails.of(rss).peak_rss_mb if rss else None, 1)])
     if fp_rows:
         out.append(("Load cost and footprint (fresh process)",
                     "Wall clock; RSS added = resident memory after loading minus before.",

@@ -33,7 +33,7 @@ class SweepTables:
 
 def sweep_tables(results: Results) -> SweepTables:
     """Pivot the rows of a sweep into per-group series over sizes."""
-    from tokbench.vocab.sweep import gains
+    from tokbench.training.sweep import gains
 
     meta = results.meta.sweep
     if meta is None:
@@ -71,7 +71,7 @@ def _ordered(d: dict[str, dict[int, float]]) -> dict[str, dict[int, float]]:
 
 
 def _label(size: int) -> str:
-    from tokbench.vocab.sweep import size_label
+    from tokbench.training.sweep import size_label
 
     return size_label(size)
 
@@ -171,9 +171,9 @@ def render_sweep_markdown(results: Results, plots: list[str] | None = None) -> s
         if "_scaling" not in p:
             lines.append(f"![{p}]({p})")
     if "scaling" in sw:
-        from tokbench.render.scaling import scaling_markdown
+        from tokbench.render.vocab_law import vocab_law_markdown
 
-        lines += ["", *scaling_markdown(sw["scaling"],
+        lines += ["", *vocab_law_markdown(sw["scaling"],
                                         [p for p in plots or [] if "_scaling" in p])]
     lines += ["", "## Cost", "", *cost_lines(sw)]
     lines += ["", "## Bytes per token (higher is better)", ""]
@@ -325,9 +325,9 @@ def render_sweep_plots(results: Results, out_dir: str | Path) -> list[Path]:
         _cost_plot(ax, t.sweep)
         written.append(_save(plt, fig, out / "sweep_cost.png"))
     if "scaling" in t.sweep:
-        from tokbench.render.scaling import render_scaling_plots
+        from tokbench.render.vocab_law import render_vocab_law_plots
 
-        written += render_scaling_plots(t.sweep["scaling"], out, "sweep")
+        written += render_vocab_law_plots(t.sweep["scaling"], out, "sweep")
     return written
 
 

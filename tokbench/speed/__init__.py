@@ -4,7 +4,7 @@
 returns results rows (the ``speed`` metric family); ``tokbench bench`` runs it for
 several tokenizers (tokbench.speed.bench). Modules: ``stats`` (percentiles and their
 intervals), ``clock``, ``workload`` (request sizes and hard inputs), ``latency``,
-``rate`` (single-thread MB/s to a target interval), ``threads``, ``scaling``,
+``rate`` (single-thread MB/s to a target interval), ``threads``, ``length``,
 ``footprint`` and ``worker`` (the fresh processes those two need).
 """
 

@@ -16,15 +16,21 @@ from typing import Any
 
 from tokbench.adapters.base import first_line
 from tokbench.errors import TokbenchError
+from tokbench.events import (
+    BenchStarted,
+    Progress,
+    SpeedPart,
+    TokenizerDone,
+    TokenizerFailed,
+    TokenizerStarted,
+    ignore,
+)
 from tokbench.record import RunError, RunMeta, SuiteInfo, TokenizerInfo
 from tokbench.results import Results
 from tokbench.speed.rows import SpeedSettings, speed_rows
 from tokbench.suites.builtin import BUILTIN_SUITES as DEFAULT_SUITES
 
 SUITE = "speed"
-
-Event = Callable[[str, dict[str, Any]], None]
-
 
 def suite_meta(names: Sequence[str], texts: Sequence[str]) -> dict[str, Any]:
     """The ``speed`` suite's meta entry: the pool of texts speed rows were measured on."""
@@ -39,12 +45,12 @@ def suite_meta(names: Sequence[str], texts: Sequence[str]) -> dict[str, Any]:
             "description": f"requests and hard inputs drawn from {', '.join(names)}"}
 
 
-def _part_events(emit: Event, name: str) -> Callable[[str], None]:
-    return lambda what: emit("part", {"tokenizer": name, "part": what})
+def _part_events(emit: Progress, name: str) -> Callable[[str], None]:
+    return lambda what: emit(SpeedPart(tokenizer=name, part=what))
 
 
 def run_bench(specs: Sequence[str], suites: Sequence[str] = DEFAULT_SUITES,
-              settings: SpeedSettings | None = None, event: Event | None = None) -> Results:
+              settings: SpeedSettings | None = None, event: Progress | None = None) -> Results:
     """Speed rows for every tokenizer in ``specs``; a tokenizer that fails to load is
     recorded in ``meta.errors`` and skipped."""
     from tokbench.environment import git_commit, machine_info
@@ -53,7 +59,7 @@ def run_bench(specs: Sequence[str], suites: Sequence[str] = DEFAULT_SUITES,
     from tokbench.version import __version__
 
     settings = settings or SpeedSettings()
-    emit: Event = event or (lambda name, info: None)
+    emit = event or ignore
     wall0 = time.perf_counter()
     loaded = [load_suite(s) for s in suites]
     texts = [d.text for s in loaded for d in s.documents]
@@ -67,14 +73,14 @@ def run_bench(specs: Sequence[str], suites: Sequence[str] = DEFAULT_SUITES,
         suites={SUITE: SuiteInfo.from_dict(suite_meta([s.name for s in loaded], texts))},
         complete=False, speed=speed)
     results = Results(meta=meta)
-    emit("start", {"tokenizers": len(specs)})
+    emit(BenchStarted(tokenizers=len(specs)))
     for spec in specs:
-        emit("tokenizer", {"tokenizer": spec})
+        emit(TokenizerStarted(tokenizer=spec))
         try:
             tok = load_tokenizer(spec)
         except TokbenchError as e:
             meta.errors.append(RunError(tokenizer=spec, error=first_line(e)))
-            emit("tokenizer_failed", {"tokenizer": spec, "error": first_line(e)})
+            emit(TokenizerFailed(tokenizer=spec, error=first_line(e)))
             continue
         meta.tokenizers[tok.name] = TokenizerInfo.from_dict(tok.describe())
         t0 = time.perf_counter()
@@ -82,7 +88,7 @@ def run_bench(specs: Sequence[str], suites: Sequence[str] = DEFAULT_SUITES,
                           progress=_part_events(emit, tok.name))
         results.rows.extend(rows)
         speed.setdefault("seconds", {})[tok.name] = time.perf_counter() - t0
-        emit("done", {"tokenizer": tok.name})
+        emit(TokenizerDone(tokenizer=tok.name))
     speed["load_average_end"] = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     meta.timings = {"wall": time.perf_counter() - wall0}
     meta.complete = True

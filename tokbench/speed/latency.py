@@ -14,6 +14,7 @@ from typing import Any
 
 from tokbench.speed.clock import REAL, WALL, Clocks
 from tokbench.speed.stats import Distribution, relative_width
+from tokbench.timing import LatencyDetails
 
 
 @dataclass(frozen=True)
@@ -38,20 +39,25 @@ class Latency:
     inputs: int  # distinct inputs cycled over
     mean_bytes: float  # mean UTF-8 bytes per request
 
-    def summary(self, key: str) -> dict[str, Any]:
-        """Row extras for the percentile ``key`` (p50, p90, p99, max)."""
-        d: dict[str, Any] = {"clock": WALL, "calls": self.wall.n, "stop": self.stop,
-                             "cpu_value": self.cpu.values[key], "mean": self.wall.mean,
-                             "outliers": self.wall.outliers, "inputs": self.inputs,
-                             "request_bytes": self.mean_bytes}
+    def details(self, key: str, scale: float = 1.0) -> LatencyDetails:
+        """The row details of the percentile ``key`` (p50, p90, p99, max), times in
+        seconds times ``scale`` (1e6: µs)."""
+        d = LatencyDetails(clock=WALL, calls=self.wall.n, stop=self.stop,
+                           cpu_value=self.cpu.values[key] * scale, mean=self.wall.mean * scale,
+                           outliers=self.wall.outliers, inputs=self.inputs,
+                           request_bytes=self.mean_bytes)
         if key in self.wall.cis:
-            d["ci"] = list(self.wall.cis[key])
-            d["cpu_ci"] = list(self.cpu.cis[key])
+            d.ci = _scaled(self.wall.cis[key], scale)
+            d.cpu_ci = _scaled(self.cpu.cis[key], scale)
         # how much of this percentile's wall time was the call's own CPU time: near 1 the
         # wall figure is the work, far below it the OS gave the time to other processes
         wall = self.wall.values[key]
-        d["cpu_share"] = min(1.0, self.cpu.values[key] / wall) if wall > 0 else None
+        d.cpu_share = min(1.0, self.cpu.values[key] / wall) if wall > 0 else None
         return d
+
+
+def _scaled(ci: tuple[float, float | None], scale: float) -> list[float | None]:
+    return [None if v is None else v * scale for v in ci]
 
 
 def measure_latency(call: Callable[[Any], object], inputs: Sequence[Any], mean_bytes: float,

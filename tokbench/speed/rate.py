@@ -15,10 +15,11 @@ import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tokbench.speed.clock import REAL, THREAD_CPU, Clocks
 from tokbench.speed.stats import iqr_outliers, median_ci, relative_width
+from tokbench.timing import RateDetails
 
 if TYPE_CHECKING:
     from tokbench.adapters.base import Tokenizer
@@ -60,15 +61,15 @@ class Rate:
         width = relative_width(self.mb_s, self.ci)
         return width / 2 if math.isfinite(width) else None
 
-    def extras(self, scale: float = 1.0) -> dict[str, Any]:
+    def details(self, scale: float = 1.0) -> RateDetails:
         """The row details; ``scale`` converts MB/s to the row's unit (tokens/s: the
         tokens per MB of the texts), so ``ci``, ``samples`` and ``wall_value`` are in it."""
-        return {"clock": THREAD_CPU, "ci": [c * scale for c in self.ci],
-                "samples": [s * scale for s in self.samples], "precision": self.precision,
-                "repeats": len(self.samples), "loops": self.loops, "bytes": self.nbytes,
-                "wall_value": self.wall_mb_s * scale, "outliers": self.outliers,
-                "stop": self.stop,
-                "cpu_share": min(1.0, self.wall_mb_s / self.mb_s) if self.mb_s > 0 else None}
+        return RateDetails(
+            clock=THREAD_CPU, ci=[c * scale for c in self.ci],
+            samples=[s * scale for s in self.samples], precision=self.precision,
+            repeats=len(self.samples), loops=self.loops, bytes=self.nbytes,
+            wall_value=self.wall_mb_s * scale, outliers=self.outliers, stop=self.stop,
+            cpu_share=min(1.0, self.wall_mb_s / self.mb_s) if self.mb_s > 0 else None)
 
 
 def measure_rate(tok: Tokenizer, texts: Sequence[str], budget: RateBudget = RateBudget(),

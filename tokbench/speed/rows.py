@@ -1,16 +1,18 @@
 """``speed_rows``: every speed measurement of one tokenizer as results rows.
 
-Row layout (suite is the caller's, "speed" for ``tokbench bench``):
+Row layout (suite is the caller's, "speed" for ``tokbench bench``); each row's details
+are a record of ``tokbench.timing``:
 
 * latency: metric ``{encode,decode}_{p50,p90,p99,max}_us``, subset = request size
-  (chat, paragraph, document); extras: clock, calls, ci, cpu_value, stop, request_bytes,
-  request_chars (means per request); the p50 row also carries ``cdf`` (quantiles at
-  0..100 %, µs) for the CDF plot;
-* ``encode_mb_s``, subset all: single-thread rate with its interval and samples;
-* ``batch_mb_s`` and ``threads_used``, subset ``native:N`` / ``process:N``; an ignored
-  setting is flagged in the extras (``ignored``);
-* ``scaling_exponent``, subset = kind of input; extras: points, superlinear, skipped;
-* ``load_s``, ``import_s``, ``first_call_ms``, ``rss_mb``, subset all (fresh process).
+  (chat, paragraph, document); ``LatencyDetails`` (the p50 row also carries ``cdf``,
+  quantiles at 0..100 %, µs, for the CDF plot);
+* ``encode_mb_s``, subset all: single-thread rate with its interval and samples
+  (``RateDetails``);
+* ``batch_mb_s`` (``BatchDetails``; an ignored setting is flagged in ``ignored``) and
+  ``threads_used`` (``ThreadsUsedDetails``), subset ``native:N`` / ``process:N``;
+* ``scaling_exponent``, subset = kind of input (``LengthDetails``);
+* ``load_s``, ``import_s``, ``first_call_ms``, ``rss_mb``, subset all (fresh process;
+  ``LoadDetails``).
 """
 
 from __future__ import annotations
@@ -23,12 +25,13 @@ from typing import TYPE_CHECKING, Any
 
 from tokbench.constants import ALL
 from tokbench.results import Row
-from tokbench.speed.clock import REAL, WALL, Clocks
+from tokbench.speed.clock import PROCESS_CPU, REAL, WALL, Clocks
 from tokbench.speed.latency import Latency, LatencyBudget, measure_latency
+from tokbench.speed.length import LengthBudget, measure_length_curves
 from tokbench.speed.rate import RateBudget, measure_rate
-from tokbench.speed.scaling import ScalingBudget, measure_scaling
 from tokbench.speed.threads import NATIVE, ThreadPoint, ignored
-from tokbench.speed.workload import draw_requests, nbytes, scaling_sources
+from tokbench.speed.workload import draw_requests, length_sources, nbytes
+from tokbench.timing import UNKNOWN, LoadDetails, ThreadsUsedDetails, TimingDetails
 
 if TYPE_CHECKING:
     from tokbench.adapters.base import Tokenizer
@@ -47,7 +50,7 @@ class SpeedSettings:
     latency: LatencyBudget = field(default_factory=LatencyBudget)
     decode_latency: LatencyBudget = field(default_factory=lambda: LatencyBudget(budget_s=0.3))
     rate: RateBudget = field(default_factory=RateBudget)
-    scaling: ScalingBudget = field(default_factory=ScalingBudget)
+    length: LengthBudget = field(default_factory=LengthBudget)
     max_threads: int | None = None  # None: the usable cores
     thread_repeats: int = 5
     thread_budget_s: float = 0.6
@@ -62,7 +65,7 @@ class SpeedSettings:
                 "speed_latency_budget_s": self.latency.budget_s,
                 "speed_rate_budget_s": self.rate.budget_s,
                 "speed_rate_target_ci": self.rate.target_rel_ci,
-                "speed_scaling_budget_s": self.scaling.budget_s,
+                "speed_scaling_budget_s": self.length.budget_s,
                 "speed_threads": self.thread_counts(), **self.extra}
 
 
@@ -99,8 +102,8 @@ def speed_rows(tok: Tokenizer, texts: Sequence[str], *, suite: str = "speed",
     say = progress or (lambda _: None)
     rows: list[Row] = []
 
-    def row(subset: str, metric: str, value: Any, extra: dict[str, Any]) -> None:
-        rows.append(Row(tok.name, suite, subset, metric, value, extra))
+    def row(subset: str, metric: str, value: Any, details: TimingDetails) -> None:
+        rows.append(Row(tok.name, suite, subset, metric, value, details.to_dict()))
 
     sample = sample_texts(texts, settings.sample_bytes)
     if "latency" in settings.parts:
@@ -116,13 +119,13 @@ def speed_rows(tok: Tokenizer, texts: Sequence[str], *, suite: str = "speed",
         say("single-thread rate")
         rate = measure_rate(tok, sample, settings.rate, clocks)
         if rate is not None:
-            row(ALL, "encode_mb_s", rate.mb_s, rate.extras())
+            row(ALL, "encode_mb_s", rate.mb_s, rate.details())
     if "scaling" in settings.parts:
         say("length scaling")
-        for sc in measure_scaling(tok.encode, scaling_sources(texts), settings.scaling,
-                                  clocks=clocks):
+        for sc in measure_length_curves(tok.encode, length_sources(texts), settings.length,
+                                        clocks=clocks):
             fit = sc.fit
-            row(sc.kind, "scaling_exponent", fit[0] if fit else None, sc.extras())
+            row(sc.kind, "scaling_exponent", fit[0] if fit else None, sc.details())
     if spec is not None and {"threads", "footprint"} & set(settings.parts):
         from tokbench.speed.worker import measure_in_subprocesses
 
@@ -135,47 +138,40 @@ def speed_rows(tok: Tokenizer, texts: Sequence[str], *, suite: str = "speed",
             _thread_rows(row, sub.points, sub.errors)
         if "footprint" in settings.parts and sub.footprint is not None:
             fp = sub.footprint
-            base = {"clock": WALL, "process": "fresh"}
-            row(ALL, "load_s", fp.load_s, {**base, "cpu_value": fp.load_cpu_s,
-                                           "cpu_share": fp.load_cpu_s / fp.load_s
-                                           if fp.load_s > 0 else None})
-            row(ALL, "import_s", fp.import_s,
-                {**base, "rss_mb": fp.import_rss / 1e6 if fp.import_rss is not None else None})
+            row(ALL, "load_s", fp.load_s, LoadDetails(
+                clock=WALL, cpu_value=fp.load_cpu_s,
+                cpu_share=fp.load_cpu_s / fp.load_s if fp.load_s > 0 else UNKNOWN))
+            row(ALL, "import_s", fp.import_s, LoadDetails(
+                clock=WALL, rss_mb=fp.import_rss / 1e6 if fp.import_rss is not None else UNKNOWN))
             row(ALL, "first_call_ms", fp.first_call_s * 1e3,
-                {**base, "warm_call_ms": fp.warm_call_s * 1e3})
+                LoadDetails(clock=WALL, warm_call_ms=fp.warm_call_s * 1e3))
             row(ALL, "rss_mb", fp.rss_added / 1e6 if fp.rss_added is not None else None,
-                {"peak_rss_mb": fp.peak_rss / 1e6 if fp.peak_rss is not None else None,
-                 "process": "fresh"})
+                LoadDetails(peak_rss_mb=fp.peak_rss / 1e6 if fp.peak_rss is not None
+                            else UNKNOWN))
         for err in sub.errors if "threads" not in settings.parts else []:
             say(f"warning: {err}")
     return rows
 
 
-def _latency_rows(row: Callable[[str, str, Any, dict[str, Any]], None], subset: str, op: str,
+def _latency_rows(row: Callable[[str, str, Any, TimingDetails], None], subset: str, op: str,
                   lat: Latency, request_chars: float | None = None) -> None:
     for key in ("p50", "p90", "p99", "max"):
-        extra = lat.summary(key)
-        if request_chars is not None:
-            extra["request_chars"] = request_chars  # mean characters per request
-        extra["cpu_value"] = extra["cpu_value"] * 1e6
-        extra["mean"] = extra["mean"] * 1e6
-        for k in ("ci", "cpu_ci"):
-            if k in extra:
-                extra[k] = [None if v is None else v * 1e6 for v in extra[k]]
+        details = lat.details(key, scale=1e6)
+        details.request_chars = request_chars
         if key == "p50":
-            extra["cdf"] = [v * 1e6 for v in lat.wall.cdf]
-        row(subset, f"{op}_{key}_us", lat.wall.values[key] * 1e6, extra)
+            details.cdf = [v * 1e6 for v in lat.wall.cdf]
+        row(subset, f"{op}_{key}_us", lat.wall.values[key] * 1e6, details)
 
 
-def _thread_rows(row: Callable[[str, str, Any, dict[str, Any]], None],
+def _thread_rows(row: Callable[[str, str, Any, TimingDetails], None],
                  points: Sequence[ThreadPoint], errors: Sequence[str]) -> None:
     flags = ignored(points)
     for p in points:
-        extra = p.extras()
+        details = p.details()
         if p.via == NATIVE and p.asked in flags:
-            extra["ignored"] = flags[p.asked]
+            details.ignored = flags[p.asked]
         if errors:
-            extra["errors"] = list(errors)
-        row(p.subset, "batch_mb_s", p.mb_s, extra)
+            details.errors = list(errors)
+        row(p.subset, "batch_mb_s", p.mb_s, details)
         row(p.subset, "threads_used", p.used,
-            {"threads_asked": p.asked, "clock": "process_cpu / wall"})
+            ThreadsUsedDetails(threads_asked=p.asked, clock=f"{PROCESS_CPU} / {WALL}"))

@@ -18,7 +18,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
-from tokbench.speed.clock import WALL
+from tokbench.speed.clock import PROCESS_CPU, WALL
+from tokbench.timing import BatchDetails
 
 if TYPE_CHECKING:
     from tokbench.adapters.base import Tokenizer
@@ -51,11 +52,10 @@ class ThreadPoint:
         return cls(d["via"], int(d["asked"]), float(d["used"]), float(d["mb_s"]),
                    tuple(d["samples"]), int(d["nbytes"]))
 
-    def extras(self) -> dict[str, Any]:
-        return {"clock": WALL, "threads_asked": self.asked, "threads_used": self.used,
-                "cpu_share": self.used / self.asked,
-                "samples": list(self.samples), "repeats": len(self.samples),
-                "bytes": self.nbytes, "cpu_clock": "process_cpu"}
+    def details(self) -> BatchDetails:
+        return BatchDetails(clock=WALL, threads_asked=self.asked, threads_used=self.used,
+                            cpu_share=self.used / self.asked, samples=list(self.samples),
+                            repeats=len(self.samples), bytes=self.nbytes, cpu_clock=PROCESS_CPU)
 
 
 def _timed(run: Any, repeats: int, budget_s: float) -> tuple[list[float], float, float]:

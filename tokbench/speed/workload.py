@@ -27,8 +27,8 @@ MAX_REQUESTS = 64  # distinct requests per class
 
 SCALING_KINDS = ("ordinary", "repeated_char", "cjk_nospace", "digits", "base64",
                  "minified_code")
-SCALING_SIZES = (1 << 10, 1 << 12, 1 << 14, 1 << 16, 1 << 18, 1 << 20)  # 1 KB .. 1 MB
-UNIT_BYTES = 1 << 10  # the repeated unit of every scaling input
+LENGTH_SIZES = (1 << 10, 1 << 12, 1 << 14, 1 << 16, 1 << 18, 1 << 20)  # 1 KB .. 1 MB
+UNIT_BYTES = 1 << 10  # the repeated unit of every length-scaling input
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
@@ -92,7 +92,7 @@ def fit_bytes(unit: str, size: int) -> str:
     return (unit * reps).encode("utf-8")[:size].decode("utf-8", errors="ignore")
 
 
-def scaling_sources(texts: Sequence[str], seed: int = 0) -> dict[str, Callable[[int], str]]:
+def length_sources(texts: Sequence[str], seed: int = 0) -> dict[str, Callable[[int], str]]:
     """Kind -> a function giving a text of (about) N bytes of that kind.
 
     Every size of a kind repeats one unit of ``UNIT_BYTES`` (text kinds: a seeded sample

@@ -15,31 +15,22 @@ from __future__ import annotations
 
 import hashlib
 import io
-import sys
 from collections.abc import Callable, Sequence
-from functools import cache
 from pathlib import Path
 
 import numpy as np
+
+from tokbench.hashing import module_sha256
 
 FORMAT = 1
 
 Span = tuple[int, int]
 
 
-@cache
-def _module_hash(module: str) -> str:
-    path = getattr(sys.modules.get(module), "__file__", None)
-    try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest() if path else ""
-    except OSError:
-        return ""
-
-
 def spans_key(identity: Sequence[str], module: str, texts: Sequence[str]) -> str | None:
     """The cache key of segmenting ``texts`` with a segmenter described by ``identity``
     (name, versions) implemented in ``module``; None when its code cannot be hashed."""
-    code = _module_hash(module)
+    code = module_sha256(module) or ""
     if not code:
         return None
     h = hashlib.sha256(f"{FORMAT}\0{code}\0{chr(0).join(identity)}\0".encode())

@@ -15,11 +15,11 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from tokbench.speed.clock import REAL, THREAD_CPU, Clocks
 from tokbench.speed.stats import fit_loglog
-from tokbench.speed.workload import SCALING_SIZES, nbytes
+from tokbench.speed.workload import LENGTH_SIZES, nbytes
+from tokbench.timing import UNKNOWN, LengthDetails
 
 SUPERLINEAR = 1.2
 #: the fit uses points from this size on (below it, per-call overhead bends the line)
@@ -27,7 +27,7 @@ FIT_FROM = 1 << 12
 
 
 @dataclass(frozen=True)
-class ScalingBudget:
+class LengthBudget:
     budget_s: float = 5.0  # wall seconds per tokenizer, all kinds together
     call_cap_s: float = 0.3  # a call longer than this (CPU) stops the kind from growing
     min_time_s: float = 0.02  # per size: repeat until this much CPU time (twice at least,
@@ -36,7 +36,7 @@ class ScalingBudget:
 
 
 @dataclass
-class Scaling:
+class LengthCurve:
     """Seconds per call by size, for one kind of input."""
 
     kind: str
@@ -54,32 +54,34 @@ class Scaling:
         fit = self.fit
         return fit is not None and fit[0] > SUPERLINEAR
 
-    def extras(self) -> dict[str, Any]:
+    def details(self) -> LengthDetails:
         fit = self.fit
-        d: dict[str, Any] = {"clock": THREAD_CPU, "points": [list(p) for p in self.points],
-                             "superlinear": self.superlinear, "threshold": SUPERLINEAR,
-                             "fit_from_bytes": FIT_FROM}
+        d = LengthDetails(clock=THREAD_CPU, points=[list(p) for p in self.points],
+                           superlinear=self.superlinear, threshold=SUPERLINEAR,
+                           fit_from_bytes=FIT_FROM)
         if fit is not None:
-            d["stderr"] = fit[1]
-            d["ci"] = [fit[0] - 1.96 * fit[1], fit[0] + 1.96 * fit[1]]
+            d.stderr = fit[1]
+            d.ci = [fit[0] - 1.96 * fit[1], fit[0] + 1.96 * fit[1]]
         if self.skipped:
-            d["skipped_bytes"] = list(self.skipped)
-            d["skipped_why"] = self.why_skipped
+            d.skipped_bytes = list(self.skipped)
+            d.skipped_why = self.why_skipped
         if self.points:
             size, secs = self.points[-1]
-            d["largest_mb_s"] = size / 1e6 / secs if secs > 0 else None
+            d.largest_mb_s = size / 1e6 / secs if secs > 0 else UNKNOWN
         return d
 
 
-def measure_scaling(encode: Callable[[str], object], sources: Mapping[str, Callable[[int], str]],
-                    budget: ScalingBudget = ScalingBudget(), sizes: Sequence[int] = SCALING_SIZES,
-                    clocks: Clocks = REAL) -> list[Scaling]:
+def measure_length_curves(encode: Callable[[str], object],
+                          sources: Mapping[str, Callable[[int], str]],
+                          budget: LengthBudget = LengthBudget(),
+                          sizes: Sequence[int] = LENGTH_SIZES,
+                          clocks: Clocks = REAL) -> list[LengthCurve]:
     """Time ``encode`` on every kind of input at every size (see the module doc)."""
     cpu, wall = clocks.cpu, clocks.wall
     start = wall()
     out = []
     for j, (kind, make) in enumerate(sources.items()):
-        result = Scaling(kind)
+        result = LengthCurve(kind)
         now = wall()
         share = (budget.budget_s - (now - start)) / (len(sources) - j)  # what is left, shared
         for i, size in enumerate(sizes):

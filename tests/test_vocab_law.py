@@ -16,11 +16,11 @@ import numpy as np
 import pytest
 
 from tokbench.results import Row
-from tokbench.vocab import scaling
-from tokbench.vocab.scaling import (
+from tokbench.training import law
+from tokbench.training.law import (
     PAPER_TOKENS_PER_CHAR,
-    ScalingSettings,
     TokensPerChar,
+    VocabLawSettings,
     approach1,
     approach2,
     approach3,
@@ -74,9 +74,9 @@ def test_the_abstracts_claims() -> None:
     for its 3B models. Llama-2-70B's N_nv from its config is 68,452,360,192; the three
     approaches give 207,953 / 226,589 / 213,788 there (and 211,860 / 230,861 / 217,961 at
     70e9): 216K lies between them. 43K is approach 2 at N_nv = 3e9 (42,539)."""
-    llama = next(m for m in scaling.PUBLISHED if m.name == "Llama-2-70B")
+    llama = next(m for m in law.PUBLISHED if m.name == "Llama-2-70B")
     assert llama.n_nv == 68_452_360_192
-    preds = scaling.paper_predictions(llama.n_nv, llama.d)
+    preds = law.paper_predictions(llama.n_nv, llama.d)
     assert [round(v) for v in preds.values()] == [207_953, 226_589, 213_788]
     assert min(preds.values()) < 216_000 < max(preds.values())
     assert round(approach2(3e9, 3200) / 1000) == 43
@@ -103,7 +103,7 @@ def test_published_models_match_their_parameter_counts() -> None:
     published totals: GPT-2 124,439,808; Llama-2-7B 6,738,415,616; Llama-2-70B
     68,976,648,192; Llama-3-8B 8,030,261,248; Qwen2-7B 7,615,616,512."""
     total = {m.name: m.n_nv + (1 if m.name.startswith("GPT-2") else 2) * m.vocab * m.d
-             for m in scaling.PUBLISHED}
+             for m in law.PUBLISHED}
     assert total["GPT-2 (124M)"] == 124_439_808
     assert total["Llama-2-7B"] == 6_738_415_616
     assert total["Llama-2-70B"] == 68_976_648_192
@@ -182,7 +182,7 @@ def test_placement_by_hand() -> None:
     """N_nv 1e9, d 1536: A (V 32,000, 0.30 tokens/char) costs 6 (1e9 + 49,152,000) 0.3 =
     1.8884736e9 FLOPs per character, B (V 100,000, 0.25) 6 (1e9 + 153,600,000) 0.25 =
     1.7304e9: B is best, A is 9.1350% more."""
-    rows = placement(ScalingSettings(1e9), {"A": (32000, 0.30), "B": (100000, 0.25)})
+    rows = placement(VocabLawSettings(1e9), {"A": (32000, 0.30), "B": (100000, 0.25)})
     assert [r["tokenizer"] for r in rows] == ["B", "A"]
     assert rows[0]["flops_per_char"] == pytest.approx(1.7304e9)
     assert rows[1]["flops_per_char"] == pytest.approx(1.8884736e9)
@@ -201,14 +201,14 @@ def test_pooled_tokens_per_char_is_a_ratio_of_sums() -> None:
 
 
 def test_settings_are_recorded_with_their_sources() -> None:
-    s = ScalingSettings(7e9).resolved()
+    s = VocabLawSettings(7e9).resolved()
     assert s["d_model"] == 4096 and "table" in s["d_model_source"]
     assert s["flops"] == pytest.approx(optimal_flops(7e9)) and "approach 1" in s["flops_source"]
-    given = ScalingSettings(7e9, d_model=5000, flops=1e22, tied=True).resolved()
+    given = VocabLawSettings(7e9, d_model=5000, flops=1e22, tied=True).resolved()
     assert (given["d_model"], given["flops"], given["tied"]) == (5000, 1e22, True)
     assert given["d_model_source"] == given["flops_source"] == "given"
     # more FLOPs for the same model: approaches 1 and 3 move, approach 2 does not
-    over = scaling.paper_predictions(7e9, 4096, flops=7e22)
+    over = law.paper_predictions(7e9, 4096, flops=7e22)
     assert [round(v) for v in over.values()] == [161_946, 67_450, 111_029]
 
 
@@ -278,15 +278,15 @@ def test_flores_fit_reproduces_tokens_per_char_within_1pct(tmp_path: Path) -> No
     full devtest, 1k..16k, the paper's form misses Tamil by 4.4%; see docs/sweep.md.)"""
     from tokbench.paths import flores_dir
     from tokbench.suites import load_suite
-    from tokbench.vocab.sweep import SweepConfig, sweep
-    from tokbench.vocab.train import TrainConfig, load_corpus
+    from tokbench.training.sweep import SweepConfig, sweep
+    from tokbench.training.train import TrainConfig, load_corpus
 
     assert flores_dir() is not None  # needs("flores")
     corpus = load_corpus("flores200?split=dev")
     held = load_suite("flores200?split=devtest&limit=100")
     sizes = (1024, 2048, 4096, 8192, 16384)
     config = SweepConfig(sizes=sizes, train=TrainConfig(vocab_size=16384),
-                         metrics=("compression",), scaling=ScalingSettings(7e9))
+                         metrics=("compression",), vocab_law=VocabLawSettings(7e9))
     run = sweep(corpus, [held], config, tmp_path)
     sc = (run.results.meta.sweep or {})["scaling"]
     assert len(sc["groups"]) == 43  # all + 42 languages

@@ -7,7 +7,7 @@ import argparse
 from typing import Any
 
 
-def add_scaling_options(p: argparse.ArgumentParser, required: bool = False) -> None:
+def add_vocab_law_options(p: argparse.ArgumentParser, required: bool = False) -> None:
     """--model-params and --flops (Tao et al. 2024's compute-optimal vocabulary size)."""
     p.add_argument("--model-params", metavar="N_NV", required=required,
                    help="non-vocabulary parameters of the model you will train (e.g. 7e9 or "
@@ -17,17 +17,17 @@ def add_scaling_options(p: argparse.ArgumentParser, required: bool = False) -> N
                         "for --model-params)")
 
 
-def scaling_settings(args: argparse.Namespace) -> Any:
-    """``ScalingSettings`` from --model-params/--flops/--d-model/--tied, or None."""
+def vocab_law_settings(args: argparse.Namespace) -> Any:
+    """``VocabLawSettings`` from --model-params/--flops/--d-model/--tied, or None."""
     from tokbench.errors import InputError
-    from tokbench.vocab.scaling import ScalingSettings, parse_number
+    from tokbench.training.law import VocabLawSettings, parse_number
 
     if args.model_params is None:
         if args.flops is not None:
             raise InputError("--flops needs --model-params (the model's non-vocabulary "
                              "parameters)")
         return None
-    settings = ScalingSettings(
+    settings = VocabLawSettings(
         model_params=parse_number(args.model_params, "--model-params"),
         d_model=args.d_model,
         flops=None if args.flops is None else parse_number(args.flops, "--flops"),
@@ -36,12 +36,12 @@ def scaling_settings(args: argparse.Namespace) -> Any:
     return settings
 
 
-def print_scaling(con: Any, section: dict[str, Any]) -> None:
+def print_vocab_law(con: Any, section: dict[str, Any]) -> None:
     """The paper's three sizes and the corpus's own, as a table, then the one-line answer."""
     from rich.markup import escape
     from rich.table import Table
 
-    from tokbench.render.scaling import headline_rows, model_line, summary_text
+    from tokbench.render.vocab_law import headline_rows, model_line, summary_text
 
     table = Table(title="compute-optimal size (Tao et al. 2024)", title_justify="left")
     table.add_column("method")

@@ -8,7 +8,7 @@ tokenizer per size, named like ``bpe-8k``, and ``meta.sweep``); ``tokbench.rende
 draws the tables and plots from that file.
 
 Byte-level BPE is trained once, at the largest size; each smaller vocabulary is cut from
-it (``tokbench.vocab.train.derive_bytelevel``). Other algorithms are trained per size, two sizes
+it (``tokbench.training.train.derive_bytelevel``). Other algorithms are trained per size, two sizes
 at a time in worker processes. Finished sizes are kept in ``OUT/tokenizers/<name>/`` under
 a key of corpus hash, settings, size and trainer version, and reused by the next run; the
 evaluation is checkpointed to ``OUT/sweep.json`` after every (size, suite) unit.
@@ -25,7 +25,7 @@ import math
 import os
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,8 +33,10 @@ from typing import TYPE_CHECKING, Any
 
 from tokbench.constants import ALL
 from tokbench.errors import InputError
+from tokbench.events import Overlap, Progress, SizeDone, SizeFailed, SizeStarted, ignore
+from tokbench.hashing import sha256_file
 from tokbench.results import Results, round_value
-from tokbench.vocab.train import (
+from tokbench.training.train import (
     Corpus,
     CorpusTooSmallError,
     TrainConfig,
@@ -53,7 +55,7 @@ from tokbench.vocab.train import (
 
 if TYPE_CHECKING:
     from tokbench.suites.stream import AnySuite
-    from tokbench.vocab.scaling import ScalingSettings
+    from tokbench.training.law import VocabLawSettings
 
 SWEEP_METRICS = ("compression", "fertility", "premium", "roundtrip", "unknown", "vocab_use")
 DEFAULT_SIZES = tuple(1024 << k for k in range(7))  # 1k .. 64k
@@ -62,7 +64,6 @@ DEFAULT_D_MODEL = 4096
 MIN_OVERLAP_LINE = 32  # characters; shorter lines ("}", "1.") match by chance
 RESULTS_FILE = "sweep.json"
 
-ProgressFn = Callable[[str, dict[str, Any]], None]
 
 _SIZE = re.compile(r"^(\d+(?:\.\d+)?)\s*([kKmM]?)$")
 
@@ -121,7 +122,7 @@ class SweepConfig:
     tied: bool = False
     metrics: tuple[str, ...] = SWEEP_METRICS
     workers: int = 2
-    scaling: ScalingSettings | None = None  # --model-params: the compute-optimal section
+    vocab_law: VocabLawSettings | None = None  # --model-params: the compute-optimal section
     d_model_source: str = "given"
 
     def rule(self) -> str:
@@ -133,8 +134,8 @@ class SweepConfig:
                "within": self.within, "d_model": self.d_model,
                "d_model_source": self.d_model_source, "tied": self.tied,
                "metrics": list(self.metrics)}
-        if self.scaling is not None:
-            out["scaling"] = self.scaling.resolved()
+        if self.vocab_law is not None:
+            out["scaling"] = self.vocab_law.resolved()
         return out
 
 
@@ -234,19 +235,19 @@ def _cached(path: Path, key: str) -> Trained | None:
     info = read_sidecar(path)
     if info is None or info.get("cache_key") != key or not path.is_file():
         return None
-    if hashlib.sha256(path.read_bytes()).hexdigest() != info.get("sha256"):
+    if sha256_file(path) != info.get("sha256"):
         return None
     return Trained(path, path.with_name(path.stem + ".train.json"), info)
 
 
 def train_sizes(corpus: Corpus, config: SweepConfig, out: str | Path,
-                progress: ProgressFn | None = None) -> list[SizeResult]:
+                progress: Progress | None = None) -> list[SizeResult]:
     """Train (or reuse) every size of ``config.sizes`` into ``OUT/tokenizers/``.
 
     Finished sizes are saved as they finish; sizes the corpus cannot reach raise
     ``CorpusTooSmallError`` after the reachable ones are saved.
     """
-    notify = progress or (lambda event, info: None)
+    notify = progress or ignore
     out_dir = Path(out)
     base = config.train.resolved()
     sizes = list(config.sizes)
@@ -262,7 +263,7 @@ def train_sizes(corpus: Corpus, config: SweepConfig, out: str | Path,
         hit = _cached(_model_file(out_dir, name, base.backend), keys[s])
         if hit is not None:
             done[s] = SizeResult(s, name, hit, "reused")
-            notify("size_done", {"size": s, "name": name, "how": "reused"})
+            notify(SizeDone(size=s, name=name, how="reused"))
     missing = [s for s in sizes if s not in done]
     if missing and base.derivable:
         _derive_sizes(corpus, base, sizes, missing, keys, out_dir, corpus_info, done, notify)
@@ -281,7 +282,7 @@ def _save_size(model: TrainedModel, out_dir: Path, size: int, key: str,
 
 def _derive_sizes(corpus: Corpus, base: TrainConfig, sizes: list[int], missing: list[int],
                   keys: dict[int, str], out_dir: Path, corpus_info: dict[str, Any],
-                  done: dict[int, SizeResult], notify: ProgressFn) -> None:
+                  done: dict[int, SizeResult], notify: Progress) -> None:
     """Byte-level BPE: train once at the largest size, cut the others from it."""
     top = sizes[-1]
     top_name = tokenizer_name(base.algo, top)
@@ -289,15 +290,14 @@ def _derive_sizes(corpus: Corpus, base: TrainConfig, sizes: list[int], missing: 
         spec = json.loads(done[top].trained.path.read_text(encoding="utf-8"))
         seconds, version = 0.0, str(done[top].trained.info["trainer"].get("version", ""))
     else:
-        notify("size_start", {"size": top, "name": top_name, "how": "trained"})
+        notify(SizeStarted(size=top, name=top_name))
         model = train_model(corpus, dataclasses.replace(base, vocab_size=top),
                             require_size=False)
         spec, seconds, version = model.json_spec or {}, model.seconds, model.library_version
         if model.vocab_size >= top:
             trained = _save_size(model, out_dir, top, keys[top], corpus_info)
             done[top] = SizeResult(top, top_name, trained, "trained")
-            notify("size_done", {"size": top, "name": top_name, "how": "trained",
-                                 "seconds": model.seconds})
+            notify(SizeDone(size=top, name=top_name, how="trained", seconds=model.seconds))
     got = json_vocab_size(spec)
     limit = bytelevel_prefix_limit(spec)
     unreachable = [s for s in sizes if s > got]
@@ -314,14 +314,13 @@ def _derive_sizes(corpus: Corpus, base: TrainConfig, sizes: list[int], missing: 
             trained = _save_size(model, out_dir, s, keys[s], corpus_info, {
                 "derived_from": {**source, "trainer_seconds": round(seconds, 3)}})
             done[s] = SizeResult(s, name, trained, "derived")
-            notify("size_done", {"size": s, "name": name, "how": "derived"})
+            notify(SizeDone(size=s, name=name, how="derived"))
         else:  # beyond the exact prefix (never seen in practice): train this size directly
-            notify("size_start", {"size": s, "name": name, "how": "trained"})
+            notify(SizeStarted(size=s, name=name))
             model = train_model(corpus, dataclasses.replace(base, vocab_size=s))
             trained = _save_size(model, out_dir, s, keys[s], corpus_info)
             done[s] = SizeResult(s, name, trained, "trained")
-            notify("size_done", {"size": s, "name": name, "how": "trained",
-                                 "seconds": model.seconds})
+            notify(SizeDone(size=s, name=name, how="trained", seconds=model.seconds))
     if unreachable:
         raise too_small(corpus.label, base, got, unreachable, base_vocab(base))
 
@@ -354,7 +353,7 @@ def _train_worker(config: dict[str, Any], size: int, key: str, out_dir: str,
 
 def _train_in_workers(corpus: Corpus, base: TrainConfig, workers: int, missing: list[int],
                       keys: dict[int, str], out_dir: Path, corpus_info: dict[str, Any],
-                      done: dict[int, SizeResult], notify: ProgressFn) -> None:
+                      done: dict[int, SizeResult], notify: Progress) -> None:
     """Train each missing size in its own process, ``workers`` at a time."""
     import multiprocessing
 
@@ -368,7 +367,7 @@ def _train_in_workers(corpus: Corpus, base: TrainConfig, workers: int, missing: 
         futures: dict[Future[dict[str, Any]], int] = {}
         for s in missing:
             name = tokenizer_name(base.algo, s)
-            notify("size_start", {"size": s, "name": name, "how": "trained"})
+            notify(SizeStarted(size=s, name=name))
             futures[pool.submit(_train_worker, per_worker.to_dict(), s, keys[s], str(out_dir),
                                 corpus_info, corpus.label)] = s
         pending = set(futures)
@@ -380,13 +379,13 @@ def _train_in_workers(corpus: Corpus, base: TrainConfig, workers: int, missing: 
                 name = tokenizer_name(base.algo, s)
                 if "error" in info:
                     failed[s] = int(info["max_vocab"])
-                    notify("size_failed", {"size": s, "name": name, "error": info["error"]})
+                    notify(SizeFailed(size=s, name=name, error=info["error"]))
                     continue
                 path = _model_file(out_dir, name, base.backend)
                 trained = Trained(path, path.with_name(path.stem + ".train.json"), info)
                 done[s] = SizeResult(s, name, trained, "trained")
-                notify("size_done", {"size": s, "name": name, "how": "trained",
-                                     "seconds": info["trainer"]["seconds"]})
+                notify(SizeDone(size=s, name=name, how="trained",
+                                     seconds=info["trainer"]["seconds"]))
     except BaseException:
         _stop_pool(pool)
         raise
@@ -416,13 +415,13 @@ def _stop_pool(pool: ProcessPoolExecutor) -> None:
 def load_sizes(sizes: Sequence[SizeResult]) -> list[Any]:
     """The trained sizes as picklable tokenizer factories, named like ``bpe-8k`` (worker
     processes load each one themselves)."""
-    from tokbench.vocab.train import load_trained
+    from tokbench.training.train import load_trained
 
     return [functools.partial(load_trained, s.trained.path, name=s.name) for s in sizes]
 
 
 def evaluate(sizes: Sequence[SizeResult], suites: Sequence[AnySuite], config: SweepConfig,
-             out: str | Path, progress: ProgressFn | None = None) -> Results:
+             out: str | Path, progress: Progress | None = None) -> Results:
     """Run every size on ``suites`` (checkpointed to ``OUT/sweep.json``; finished units of an
     earlier run with the same files and suites are reused)."""
     from tokbench.engine.runner import Settings, run
@@ -543,7 +542,7 @@ def tokenizer_name_from(names: dict[str, int], size: int) -> str:
 def tokens_per_char(results: Results, names: dict[str, int]) -> dict[str, dict[int, float]]:
     """f(V) of every size: tokens per character, ``"all"`` and each language (subset),
     pooled over the evaluation suites as a ratio of sums."""
-    from tokbench.vocab.scaling import pooled_tokens_per_char
+    from tokbench.training.law import pooled_tokens_per_char
 
     by_tok = pooled_tokens_per_char(r for r in results.rows if r.tokenizer in names)
     out: dict[str, dict[int, float]] = {}
@@ -553,11 +552,11 @@ def tokens_per_char(results: Results, names: dict[str, int]) -> dict[str, dict[i
     return {g: dict(sorted(out[g].items())) for g in sorted(out, key=lambda g: (g != ALL, g))}
 
 
-def check_scaling(config: SweepConfig) -> None:
+def check_vocab_law(config: SweepConfig) -> None:
     """--model-params needs 3 sizes, the compression metrics and sane numbers."""
-    if config.scaling is None:
+    if config.vocab_law is None:
         return
-    config.scaling.check()
+    config.vocab_law.check()
     if len(config.sizes) < 3:
         raise InputError(f"--model-params fits f(V) over the swept sizes and needs at least 3; "
                          f"--sizes has {len(config.sizes)}, e.g. --sizes 1k,2k,4k,8k")
@@ -577,10 +576,10 @@ def analyze(results: Results, config: SweepConfig, names: dict[str, int]) -> dic
                            "cost": cost_table(results, names, sizes, config.d_model,
                                               config.tied)}
     section: dict[str, Any] | None = None
-    if config.scaling is not None:
-        from tokbench.vocab.scaling import analyze as scaling_analyze
+    if config.vocab_law is not None:
+        from tokbench.training.law import analyze as analyze_vocab_law
 
-        section = scaling_analyze(config.scaling, tokens_per_char(results, names))
+        section = analyze_vocab_law(config.vocab_law, tokens_per_char(results, names))
         section["nearest_size"] = _nearest(sizes, section)
         out["scaling"] = section
     out["answer"] = reconcile(rec, sizes, section)
@@ -713,19 +712,20 @@ class SweepRun:
 
 
 def sweep(corpus: Corpus, eval_suites: Sequence[AnySuite], config: SweepConfig, out: str | Path,
-          progress: ProgressFn | None = None) -> SweepRun:
+          progress: Progress | None = None) -> SweepRun:
     """Train every size, evaluate on ``eval_suites``, recommend; writes ``OUT/sweep.json``."""
-    notify = progress or (lambda event, info: None)
+    notify = progress or ignore
     out_dir = Path(out)
     if config.within < 0 or config.within >= 1:
         raise InputError(f"--within {_pct(config.within)} must be between 0% and 100%")
     if config.d_model < 1:
         raise InputError("--d-model must be at least 1")
-    check_scaling(config)
+    check_vocab_law(config)
     overlap = overlap_report(corpus.texts, eval_suites)
     for item in overlap:
         if item["overlapping"]:
-            notify("overlap", item)
+            notify(Overlap(suite=item["suite"], documents=item["documents"],
+                           overlapping=item["overlapping"]))
     trained = train_sizes(corpus, config, out_dir, notify)
     results = evaluate(trained, eval_suites, config, out_dir, notify)
     for r in results.rows:  # analysed as sweep.json stores them: recommend --sweep, which

@@ -1,7 +1,7 @@
 """The compute-optimal vocabulary size (Tao et al. 2024) as text, tables and plots.
 
-Drawn from the ``scaling`` section that ``tokbench.vocab.scaling.analyze`` (sweep) or
-``tokbench.vocab.scaling.placement`` (recommend) stored in the results; nothing is recomputed.
+Drawn from the ``scaling`` section that ``tokbench.training.law.analyze`` (sweep) or
+``tokbench.training.law.placement`` (recommend) stored in the results; nothing is recomputed.
 Plots use ``matplotlib.figure.Figure`` directly: no pyplot state, no backend switch.
 """
 
@@ -20,7 +20,7 @@ LOOSE_FIT_PCT = 1.0
 
 def fmt_v(v: float | None) -> str:
     """A vocabulary size: ``62,281`` (``round_size``, the one rounding); None is ``–``."""
-    from tokbench.vocab.sweep import round_size
+    from tokbench.training.sweep import round_size
 
     return "–" if v is None else f"{round_size(v):,}"
 
@@ -125,7 +125,7 @@ def language_rows(section: dict[str, Any]) -> list[list[str]]:
     return rows
 
 
-def scaling_markdown(section: dict[str, Any], plots: Sequence[str] = ()) -> list[str]:
+def vocab_law_markdown(section: dict[str, Any], plots: Sequence[str] = ()) -> list[str]:
     """The "Compute-optimal size" section of a report."""
     g = section["groups"].get(section["overall"])
     lines = ["## Compute-optimal size (Tao et al. 2024)", "", summary_text(section), "",
@@ -267,7 +267,7 @@ def _language_bars(ax: Any, section: dict[str, Any]) -> None:
     ax.legend(fontsize=7)
 
 
-def render_scaling_plots(section: dict[str, Any], out_dir: str | Path,
+def render_vocab_law_plots(section: dict[str, Any], out_dir: str | Path,
                          prefix: str = "sweep") -> list[Path]:
     """``PREFIX_scaling.png`` (optimal V against N_nv) and, with more than one group,
     ``PREFIX_scaling_languages.png`` (f(V) and the optimum per language)."""

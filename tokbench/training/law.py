@@ -460,7 +460,7 @@ VOCAB_ONLY = {"cl100k_base": 100277, "o200k_base": 200019}
 
 
 @dataclass(frozen=True)
-class ScalingSettings:
+class VocabLawSettings:
     """What the user asked for; recorded in the results like every other setting."""
 
     model_params: float
@@ -513,7 +513,7 @@ def group_analysis(f: TokensPerChar, n_nv: float, d: float) -> dict[str, Any]:
     return out
 
 
-def analyze(settings: ScalingSettings, tokens_per_char: Mapping[str, Mapping[int, float]],
+def analyze(settings: VocabLawSettings, tokens_per_char: Mapping[str, Mapping[int, float]],
             overall: str = "all") -> dict[str, Any]:
     """The compute-optimal section of a sweep: the paper's predictions for the model and
     approach 2 redone with f(V) of every group (``overall`` first, then languages)."""
@@ -548,7 +548,7 @@ def analyze(settings: ScalingSettings, tokens_per_char: Mapping[str, Mapping[int
     }
 
 
-def placement(settings: ScalingSettings, tokenizers: Mapping[str, tuple[int, float]]
+def placement(settings: VocabLawSettings, tokenizers: Mapping[str, tuple[int, float]]
               ) -> list[dict[str, Any]]:
     """Existing tokenizers at one model size: ``{name: (V, tokens per char)}`` -> per
     tokenizer its training FLOPs per character, 6 (N_nv + V d) f, against the best of them,
@@ -610,7 +610,7 @@ def flops_curve(f: TokensPerChar, n_nv: float, d: float, points: int = 25
             "flops_per_char": [6.0 * (n_nv + float(v) * d) * f.f(float(v)) for v in vs]}
 
 
-def recommend_section(settings: ScalingSettings, vocab: Mapping[str, int],
+def recommend_section(settings: VocabLawSettings, vocab: Mapping[str, int],
                       measured: Mapping[str, Mapping[str, float]],
                       sweep_tpc: Mapping[str, Mapping[int, float]] | None = None,
                       overall: str = "all") -> dict[str, Any]:

@@ -27,9 +27,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tokbench.adapters.base import SourceInfo, sha256_file
 from tokbench.atomic import write_atomic
 from tokbench.errors import InputError, TokbenchError, require
+from tokbench.hashing import sha256_file
+from tokbench.record import TokenizerSource
 from tokbench.version import __version__
 
 if TYPE_CHECKING:
@@ -690,7 +691,7 @@ def load_trained(path: str | Path, name: str | None = None) -> Tokenizer:
     p = find_model_file(path)
     info = read_sidecar(p)
     label = name or (p.parent.name if p.stem == "tokenizer" else p.stem)
-    source = SourceInfo(kind="trained", location=str(p), sha256=sha256_file(p), path=str(p))
+    source = TokenizerSource(kind="trained", location=str(p), sha256=sha256_file(p), path=str(p))
     if info is not None and info.get("sha256") not in (None, source.sha256):
         raise InputError(f"{p}: the file changed after training (sha256 differs from "
                          f"{sidecar_path(p).name}); retrain it or delete the sidecar")
