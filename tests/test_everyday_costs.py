@@ -280,3 +280,26 @@ def test_default_jobs_hands_the_rest_to_a_pool_when_it_pays(
     pooled = run(["bytes"], [suite], ["compression", "roundtrip"], executor=auto)
     assert auto.chosen == "pool" and pooled.meta.executor["chosen"] == "pool"
     assert [r.to_dict() for r in pooled.rows] == [r.to_dict() for r in one.rows]
+
+
+def test_checkpoint_waits_longer_after_a_slow_write(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from tokbench.cli import output
+    from tokbench.results import Results
+
+    now = [0.0]
+    written: list[float] = []
+
+    def write(results: Results, out_dir: Path) -> Path:
+        written.append(now[0])
+        now[0] += 0.5  # each write takes 0.5 s: the next waits 0.5 / 0.05 = 10 s
+        return out_dir / "results.json"
+
+    monkeypatch.setattr(output, "write_results_atomic", write)
+    checkpoint = output.Checkpoint(tmp_path, interval=2.0, share=0.05, clock=lambda: now[0])
+    for t in (0.0, 3.0, 9.9, 10.0, 12.0, 19.9, 20.0):
+        now[0] = max(now[0], t)
+        checkpoint(Results())
+    assert written == [0.0, 10.0, 20.0]
+    checkpoint.flush()  # an interruption writes now, whatever the wait
+    assert written == [0.0, 10.0, 20.0, 20.5]

@@ -241,6 +241,31 @@ def text_blind_model(spec: dict[str, Any]) -> Any:
     return tk.Tokenizer.from_str(json.dumps({**prepare_json(spec), "model": hidden})).model
 
 
+def blind_copy(backend: Any) -> Any:
+    """A ``tokenizers.Tokenizer`` that encodes text as ``backend`` does, except that its
+    model cannot segment text as a special piece (``text_blind_model``).
+
+    Building a model of a large vocabulary is the cost (seconds for 250k pieces), so it
+    is built once: when every added token is special (text never matches one, as
+    ``encode_special_tokens`` is set) the copy needs no added-token table and shares the
+    backend's other components; otherwise the backend is parsed again around it.
+    """
+    tk = _import_tokenizers()
+    spec = json.loads(backend.to_str())
+    model = text_blind_model(spec)
+    if all(t.get("special") for t in spec.get("added_tokens") or []):
+        blind = tk.Tokenizer(model)
+        for part in ("normalizer", "pre_tokenizer", "post_processor", "decoder"):
+            component = getattr(backend, part)
+            if component is not None:
+                setattr(blind, part, component)
+    else:  # plain added tokens are matched in text, under the ids the backend gave them
+        blind = tk.Tokenizer.from_str(backend.to_str())
+        blind.model = model
+    blind.encode_special_tokens = True
+    return blind
+
+
 def spans_from(text: str, pieces: Sequence[bytes],
                offsets: Sequence[tuple[int, int]] | None) -> list[tuple[int, int]]:
     """Byte spans: from the token bytes when they reproduce the text, else the backend offsets.
@@ -342,11 +367,7 @@ class HFTokenizersTokenizer(Tokenizer):
     def _blind_backend(self) -> tokenizers.Tokenizer:
         with self._lock:
             if self._blind is None:
-                tk = _import_tokenizers()
-                blind = tk.Tokenizer.from_str(self._tok.to_str())
-                blind.model = text_blind_model(json.loads(blind.to_str()))
-                blind.encode_special_tokens = True
-                self._blind = blind
+                self._blind = blind_copy(self._tok)
             return self._blind
 
     def _special_piece_used(self, text: str, ids: Sequence[int]) -> bool:
