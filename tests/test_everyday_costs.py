@@ -8,6 +8,7 @@ import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tests._toy import ToyTokenizer
@@ -303,3 +304,25 @@ def test_checkpoint_waits_longer_after_a_slow_write(tmp_path: Path,
     assert written == [0.0, 10.0, 20.0]
     checkpoint.flush()  # an interruption writes now, whatever the wait
     assert written == [0.0, 10.0, 20.0, 20.5]
+
+
+def test_counting_tokens_gathers_no_token_ids() -> None:
+    from tokbench.metrics.compute import TokenTable, measure_documents, subset_sums
+    from tokbench.metrics.stats import collectors_for
+
+    tok = ToyTokenizer(["a", "b", "ab"])  # "c" is unknown (id 3)
+    texts = ["abc", "ab a", "é"]
+    encs = [tok.encode(t) for t in texts]  # [2, 3], [2, 3, 0], [3]
+    assert collectors_for(["tokens", "bytes", "chars"]) == {"counts"}
+    assert collectors_for(["unk", "tokens"]) == {"counts", "kinds"}
+    idx = np.arange(3)
+    light = measure_documents(TokenTable(tok), texts, encs, None, None, token_ids=False)
+    assert light.tokens.tolist() == [2, 3, 1] and light.bytes.tolist() == [3, 4, 2]
+    assert light.ids.size == 0 and light.doc_of_token.size == 0  # never gathered
+    assert subset_sums(light, idx, {"counts"}).sums == {
+        "docs": 3, "ok": 3, "failed": 0, "tokens": 6, "bytes": 9, "chars": 8}
+    full = measure_documents(TokenTable(tok), texts, encs, None, None)
+    assert full.ids.tolist() == [2, 3, 2, 3, 0, 3]
+    assert subset_sums(full, idx, {"counts", "kinds"}).sums == {
+        "docs": 3, "ok": 3, "failed": 0, "tokens": 6, "bytes": 9, "chars": 8, "unk": 3,
+        "fallback": 0, "byte_tokens": 0}

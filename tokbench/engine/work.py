@@ -268,6 +268,8 @@ def _layout(docs: list[Document], collectors: frozenset[str], conv: FertilityCon
 
 
 MORPH_COLLECTORS = ("morph", "morph_sudachi")
+#: collectors that need only how many tokens each document has, not which
+COUNTS_ONLY = frozenset({"counts", "premium"})
 
 
 def morph_schemes(collectors: frozenset[str]) -> list[str]:
@@ -371,7 +373,8 @@ def _measure(task: ShardTask, docs: list[Document], texts: list[str], layout: Su
     counts = measure_documents(table, texts, encodings, decoded, None,
                                numbers="digits" in task.collectors, layout=layout,
                                offsets=[e.offsets if e is not None else None for e in encoded],
-                               offsets_unit=tok.offsets_unit)
+                               offsets_unit=tok.offsets_unit,
+                               token_ids=not task.collectors <= COUNTS_ONLY)
     if spans is not None and conv.encoding != "context" and "words" in task.collectors:
         t1 = time.perf_counter()
         alone = count_alone(tok, texts, spans, leading_space=conv.encoding == "alone_space")
