@@ -192,22 +192,26 @@ def decoder_from_json(node: dict[str, Any]) -> Any:
 HIDDEN = "\uffff"  # a noncharacter: marks special pieces so no text can match them
 
 
+def _special_pieces(model: dict[str, Any], special: set[str]) -> set[str]:
+    """The special tokens that are also pieces a Unigram or WordPiece model can produce."""
+    if model.get("type") == "Unigram":
+        return {p for p, _ in model.get("vocab") or [] if p in special}
+    if model.get("type") == "WordPiece":
+        # WordPiece names its unknown piece
+        return (special - {model.get("unk_token")}) & set(model.get("vocab") or {})
+    return set()  # BPE merges never build a special piece
+
+
 def _hide_special_pieces(model: dict[str, Any], special: set[str]) -> dict[str, Any] | None:
     """The model node with its special pieces renamed, or None when it has none to hide."""
+    hide = _special_pieces(model, special)
+    if not hide:
+        return None
     if model.get("type") == "Unigram":
-        vocab = model.get("vocab") or []
-        if not any(p in special for p, _ in vocab):
-            return None
-        return {**model, "vocab": [[HIDDEN + p + HIDDEN if p in special else p, score]
-                                   for p, score in vocab]}
-    if model.get("type") == "WordPiece":
-        special = special - {model.get("unk_token")}  # WordPiece names its unknown piece
-        words = model.get("vocab") or {}
-        if not special & set(words):
-            return None
-        return {**model, "vocab": {HIDDEN + p + HIDDEN if p in special else p: i
-                                   for p, i in words.items()}}
-    return None  # BPE merges never build a special piece
+        return {**model, "vocab": [[HIDDEN + p + HIDDEN if p in hide else p, score]
+                                   for p, score in model["vocab"]]}
+    return {**model, "vocab": {HIDDEN + p + HIDDEN if p in hide else p: i
+                               for p, i in model["vocab"].items()}}
 
 
 def special_pieces_reachable(spec: dict[str, Any]) -> bool:
@@ -221,7 +225,7 @@ def special_pieces_reachable(spec: dict[str, Any]) -> bool:
     if not isinstance(model, dict) or model.get("type") not in ("Unigram", "WordPiece"):
         return False
     special = {str(t.get("content")) for t in spec.get("added_tokens") or [] if t.get("special")}
-    return _hide_special_pieces(model, special) is not None
+    return bool(_special_pieces(model, special))  # checked, not renamed: a 250k-piece copy
 
 
 def text_blind_model(spec: dict[str, Any]) -> Any:
