@@ -162,6 +162,27 @@ def test_tiktoken_bad_input(tmp_path: Path) -> None:
         tt.load(tiktoken_rank_file(), name="typo", pat_strr=tt.R50K_PAT_STR)
 
 
+def test_tiktoken_rank_lines_read_in_bulk_or_checked_line_by_line(tmp_path: Path) -> None:
+    from tokbench.adapters import tiktoken_adapter as tt
+
+    good = tmp_path / "good.tiktoken"
+    good.write_bytes(b"YQ== 0\n\n= 2\r\nYWI= 1\n")  # a blank line, "=" the empty token
+    ranks, digest = tt.read_rank_file(good)
+    assert list(ranks.items()) == [(b"a", 0), (b"", 2), (b"ab", 1)]
+    assert digest == hashlib.sha256(good.read_bytes()).hexdigest()
+    for data, says in ((b"YQ== 0\nYWI= 1\nYQ== 2\n", r":3: token b'a' is listed twice"),
+                       (b"YQ== 0\nYg== -1\n", r":2: rank -1 is negative"),
+                       (b"YQ== 0\nYg=== 1\n", r":2: not a tiktoken rank line"),
+                       (b"YQ== 0\nYg== 1 2\n", r":2: not a tiktoken rank line"),
+                       (b"YQ== 0\nYg== 9000\n", r":2: id 9,000 is far beyond the 2 tokens"),
+                       (b"\n\n", r"empty tiktoken rank file")):
+        bad = tmp_path / "bad.tiktoken"
+        bad.write_bytes(data)
+        assert tt._well_formed_ranks(data) is None
+        with pytest.raises(CorruptFileError, match=says):
+            tt.read_rank_file(bad)
+
+
 def test_tiktoken_presets_are_tiktokens_own(monkeypatch: pytest.MonkeyPatch) -> None:
     """Special tokens and sizes equal tiktoken_ext's; split patterns split alike."""
     import regex

@@ -8,6 +8,7 @@ import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tests._toy import ToyTokenizer
@@ -280,3 +281,48 @@ def test_default_jobs_hands_the_rest_to_a_pool_when_it_pays(
     pooled = run(["bytes"], [suite], ["compression", "roundtrip"], executor=auto)
     assert auto.chosen == "pool" and pooled.meta.executor["chosen"] == "pool"
     assert [r.to_dict() for r in pooled.rows] == [r.to_dict() for r in one.rows]
+
+
+def test_checkpoint_waits_longer_after_a_slow_write(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from tokbench.cli import output
+    from tokbench.results import Results
+
+    now = [0.0]
+    written: list[float] = []
+
+    def write(results: Results, out_dir: Path) -> Path:
+        written.append(now[0])
+        now[0] += 0.5  # each write takes 0.5 s: the next waits 0.5 / 0.05 = 10 s
+        return out_dir / "results.json"
+
+    monkeypatch.setattr(output, "write_results_atomic", write)
+    checkpoint = output.Checkpoint(tmp_path, interval=2.0, share=0.05, clock=lambda: now[0])
+    for t in (0.0, 3.0, 9.9, 10.0, 12.0, 19.9, 20.0):
+        now[0] = max(now[0], t)
+        checkpoint(Results())
+    assert written == [0.0, 10.0, 20.0]
+    checkpoint.flush()  # an interruption writes now, whatever the wait
+    assert written == [0.0, 10.0, 20.0, 20.5]
+
+
+def test_counting_tokens_gathers_no_token_ids() -> None:
+    from tokbench.metrics.compute import TokenTable, measure_documents, subset_sums
+    from tokbench.metrics.stats import collectors_for
+
+    tok = ToyTokenizer(["a", "b", "ab"])  # "c" is unknown (id 3)
+    texts = ["abc", "ab a", "é"]
+    encs = [tok.encode(t) for t in texts]  # [2, 3], [2, 3, 0], [3]
+    assert collectors_for(["tokens", "bytes", "chars"]) == {"counts"}
+    assert collectors_for(["unk", "tokens"]) == {"counts", "kinds"}
+    idx = np.arange(3)
+    light = measure_documents(TokenTable(tok), texts, encs, None, None, token_ids=False)
+    assert light.tokens.tolist() == [2, 3, 1] and light.bytes.tolist() == [3, 4, 2]
+    assert light.ids.size == 0 and light.doc_of_token.size == 0  # never gathered
+    assert subset_sums(light, idx, {"counts"}).sums == {
+        "docs": 3, "ok": 3, "failed": 0, "tokens": 6, "bytes": 9, "chars": 8}
+    full = measure_documents(TokenTable(tok), texts, encs, None, None)
+    assert full.ids.tolist() == [2, 3, 2, 3, 0, 3]
+    assert subset_sums(full, idx, {"counts", "kinds"}).sums == {
+        "docs": 3, "ok": 3, "failed": 0, "tokens": 6, "bytes": 9, "chars": 8, "unk": 3,
+        "fallback": 0, "byte_tokens": 0}

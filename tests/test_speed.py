@@ -18,7 +18,14 @@ from tokbench.speed.latency import LatencyBudget, measure_latency
 from tokbench.speed.length import LengthBudget, measure_length_curves
 from tokbench.speed.rate import RateBudget, measure_rate
 from tokbench.speed.rows import SpeedSettings, speed_rows
-from tokbench.speed.stats import Distribution, fit_loglog, iqr_outliers, quantile, quantile_ci
+from tokbench.speed.stats import (
+    Distribution,
+    fit_loglog,
+    iqr_outliers,
+    median_ci,
+    quantile,
+    quantile_ci,
+)
 from tokbench.speed.threads import NATIVE, PROCESS, ThreadPoint, chunks, ignored
 from tokbench.speed.workload import REQUEST_SIZES, draw_requests, fit_bytes, minify, nbytes
 
@@ -93,6 +100,20 @@ def test_order_statistic_interval_of_p99() -> None:
     assert quantile_ci(xs[:100], 0.99) == (97.0, None)
     # the median of 100: 50 -/+ 9.8 -> ranks 40 and 61
     assert quantile_ci(xs[:100], 0.5) == (40.0, 61.0)
+
+
+def test_median_interval_is_the_bootstrap_range_of_few_samples() -> None:
+    # two samples: a resample's median is 1, 2 or 3 with chances 1/4, 1/2, 1/4, so the
+    # 2.5% and 97.5% points of 1000 resamples are the ends; three samples: 1 and 3 each
+    # with chance 7/27
+    assert median_ci([3.0, 1.0]) == (1.0, 3.0)
+    assert median_ci([2.0, 3.0, 1.0]) == (1.0, 3.0)
+    assert median_ci([5.0, 5.0, 5.0]) == (5.0, 5.0)
+    assert median_ci([4.0]) == (4.0, 4.0)
+    wide = [10.0, 10.1, 9.9, 10.05, 9.95, 10.02, 9.98, 10.2, 9.8]
+    assert median_ci(wide) == median_ci(list(reversed(wide)))  # seeded, order-free
+    lo, hi = median_ci(wide)
+    assert 9.8 <= lo < 10.0 < hi <= 10.2
 
 
 def test_fit_loglog_recovers_the_exponent() -> None:

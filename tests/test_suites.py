@@ -156,6 +156,19 @@ def test_builtin_numbers_come_from_the_generator() -> None:
         load_suite("numbers?sead=1")
 
 
+def test_suite_hash_reads_each_document_as_one_json_line() -> None:
+    import hashlib
+
+    from tokbench.suites.model import Document, Suite
+
+    docs = [Document('a"\\\n', "x\u2028y", "\x00\x1f\x7f", "é😀\t", None),
+            Document("1", "l", "d", "", "k")]
+    lines = ('["a\\"\\\\\\n", "x\u2028y", "\\u0000\\u001f\x7f", null, "é😀\\t"]\n'
+             '["1", "l", "d", "k", ""]\n')
+    assert Suite("odd", "1", docs).sha256 == hashlib.sha256(lines.encode("utf-8")).hexdigest()
+    assert Suite("none", "1", []).sha256 == hashlib.sha256(b"").hexdigest()
+
+
 @pytest.mark.parametrize("name", ["multilingual", "japanese", "code", "numbers", "unicode"])
 def test_builtin_hash_is_stable(name: str) -> None:
     a, b = load_suite(name), load_suite(name)

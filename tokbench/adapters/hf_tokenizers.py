@@ -192,22 +192,26 @@ def decoder_from_json(node: dict[str, Any]) -> Any:
 HIDDEN = "\uffff"  # a noncharacter: marks special pieces so no text can match them
 
 
+def _special_pieces(model: dict[str, Any], special: set[str]) -> set[str]:
+    """The special tokens that are also pieces a Unigram or WordPiece model can produce."""
+    if model.get("type") == "Unigram":
+        return {p for p, _ in model.get("vocab") or [] if p in special}
+    if model.get("type") == "WordPiece":
+        # WordPiece names its unknown piece
+        return (special - {model.get("unk_token")}) & set(model.get("vocab") or {})
+    return set()  # BPE merges never build a special piece
+
+
 def _hide_special_pieces(model: dict[str, Any], special: set[str]) -> dict[str, Any] | None:
     """The model node with its special pieces renamed, or None when it has none to hide."""
+    hide = _special_pieces(model, special)
+    if not hide:
+        return None
     if model.get("type") == "Unigram":
-        vocab = model.get("vocab") or []
-        if not any(p in special for p, _ in vocab):
-            return None
-        return {**model, "vocab": [[HIDDEN + p + HIDDEN if p in special else p, score]
-                                   for p, score in vocab]}
-    if model.get("type") == "WordPiece":
-        special = special - {model.get("unk_token")}  # WordPiece names its unknown piece
-        words = model.get("vocab") or {}
-        if not special & set(words):
-            return None
-        return {**model, "vocab": {HIDDEN + p + HIDDEN if p in special else p: i
-                                   for p, i in words.items()}}
-    return None  # BPE merges never build a special piece
+        return {**model, "vocab": [[HIDDEN + p + HIDDEN if p in hide else p, score]
+                                   for p, score in model["vocab"]]}
+    return {**model, "vocab": {HIDDEN + p + HIDDEN if p in hide else p: i
+                               for p, i in model["vocab"].items()}}
 
 
 def special_pieces_reachable(spec: dict[str, Any]) -> bool:
@@ -221,7 +225,7 @@ def special_pieces_reachable(spec: dict[str, Any]) -> bool:
     if not isinstance(model, dict) or model.get("type") not in ("Unigram", "WordPiece"):
         return False
     special = {str(t.get("content")) for t in spec.get("added_tokens") or [] if t.get("special")}
-    return _hide_special_pieces(model, special) is not None
+    return bool(_special_pieces(model, special))  # checked, not renamed: a 250k-piece copy
 
 
 def text_blind_model(spec: dict[str, Any]) -> Any:
@@ -239,6 +243,31 @@ def text_blind_model(spec: dict[str, Any]) -> Any:
     tk = _import_tokenizers()
     hidden = _hide_special_pieces(model, special) or model
     return tk.Tokenizer.from_str(json.dumps({**prepare_json(spec), "model": hidden})).model
+
+
+def blind_copy(backend: Any) -> Any:
+    """A ``tokenizers.Tokenizer`` that encodes text as ``backend`` does, except that its
+    model cannot segment text as a special piece (``text_blind_model``).
+
+    Building a model of a large vocabulary is the cost (seconds for 250k pieces), so it
+    is built once: when every added token is special (text never matches one, as
+    ``encode_special_tokens`` is set) the copy needs no added-token table and shares the
+    backend's other components; otherwise the backend is parsed again around it.
+    """
+    tk = _import_tokenizers()
+    spec = json.loads(backend.to_str())
+    model = text_blind_model(spec)
+    if all(t.get("special") for t in spec.get("added_tokens") or []):
+        blind = tk.Tokenizer(model)
+        for part in ("normalizer", "pre_tokenizer", "post_processor", "decoder"):
+            component = getattr(backend, part)
+            if component is not None:
+                setattr(blind, part, component)
+    else:  # plain added tokens are matched in text, under the ids the backend gave them
+        blind = tk.Tokenizer.from_str(backend.to_str())
+        blind.model = model
+    blind.encode_special_tokens = True
+    return blind
 
 
 def spans_from(text: str, pieces: Sequence[bytes],
@@ -342,11 +371,7 @@ class HFTokenizersTokenizer(Tokenizer):
     def _blind_backend(self) -> tokenizers.Tokenizer:
         with self._lock:
             if self._blind is None:
-                tk = _import_tokenizers()
-                blind = tk.Tokenizer.from_str(self._tok.to_str())
-                blind.model = text_blind_model(json.loads(blind.to_str()))
-                blind.encode_special_tokens = True
-                self._blind = blind
+                self._blind = blind_copy(self._tok)
             return self._blind
 
     def _special_piece_used(self, text: str, ids: Sequence[int]) -> bool:

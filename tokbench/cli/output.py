@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from tokbench.atomic import write_atomic
@@ -23,26 +24,32 @@ def write_results_atomic(results: Results, out_dir: str | Path) -> Path:
 class Checkpoint:
     """Keeps ``results.json`` of a run in progress on disk without rewriting it per unit.
 
-    Called after every finished unit; writes at most every ``interval`` seconds, so a
-    long run does not serialize its growing results again and again. ``flush()``
-    writes the latest state now (on an interruption).
+    Called after every finished unit; writes at most every ``interval`` seconds, and
+    never sooner than the last write's duration over ``share`` (so a long run whose
+    results take a while to serialize spends at most that share of its time on them).
+    ``flush()`` writes the latest state now (on an interruption).
     """
 
-    def __init__(self, out_dir: str | Path, interval: float = 2.0) -> None:
+    def __init__(self, out_dir: str | Path, interval: float = 2.0, share: float = 0.05,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.out_dir = Path(out_dir)
         self.interval = interval
+        self.share = share
+        self.clock = clock
         self._latest: Results | None = None
-        self._written_at = float("-inf")
+        self._next = float("-inf")
 
     def __call__(self, results: Results) -> None:
         self._latest = results
-        if time.monotonic() - self._written_at >= self.interval:
+        if self.clock() >= self._next:
             self.flush()
 
     def flush(self) -> None:
         if self._latest is not None:
+            t0 = self.clock()
             write_results_atomic(self._latest, self.out_dir)
-            self._written_at = time.monotonic()
+            took = self.clock() - t0
+            self._next = t0 + max(self.interval, took / self.share)
 
 
 def as_saved(results: Results) -> Results:

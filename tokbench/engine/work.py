@@ -267,6 +267,10 @@ def _layout(docs: list[Document], collectors: frozenset[str], conv: FertilityCon
     return layout, spans, segmenters
 
 
+#: collectors that need only how many tokens each document has, not which
+COUNTS_ONLY = frozenset({"counts", "aligned"})
+
+
 def morph_schemes(collectors: frozenset[str]) -> list[str]:
     """The gold-boundary schemes the ``collectors`` measure."""
     from tokbench.suites.morphemes import FAMILY_SCHEMES
@@ -368,7 +372,8 @@ def _measure(task: ShardTask, docs: list[Document], texts: list[str], layout: Su
     counts = measure_documents(table, texts, encodings, decoded, None,
                                numbers="digits" in task.collectors, layout=layout,
                                offsets=[e.offsets if e is not None else None for e in encoded],
-                               offsets_unit=tok.offsets_unit)
+                               offsets_unit=tok.offsets_unit,
+                               token_ids=not task.collectors <= COUNTS_ONLY)
     if spans is not None and conv.encoding != "context" and "words" in task.collectors:
         t1 = time.perf_counter()
         alone = count_alone(tok, texts, spans, leading_space=conv.encoding == "alone_space")

@@ -247,6 +247,7 @@ def measure_documents(
     layout: SuiteLayout | None = None,
     offsets: Sequence[Sequence[tuple[int, int]] | None] | None = None,
     offsets_unit: str = "char",
+    token_ids: bool = True,
 ) -> DocCounts:
     """Count everything the metrics need for a whole suite at once.
 
@@ -255,7 +256,9 @@ def measure_documents(
     (built from the same texts, word spans and ``numbers``) to share it between
     tokenizers. ``offsets`` are the backend's own token positions from the same encode
     (``Tokenizer.encode_batch_offsets``): they place the tokens of documents whose token
-    bytes do not spell the text (a normalizer changed it, unknown tokens).
+    bytes do not spell the text (a normalizer changed it, unknown tokens). Without
+    ``token_ids`` (metrics that only count tokens: no words, digits, decode, kinds of
+    token) the ids are not gathered and the counts of kinds of token stay 0.
     """
     if layout is None:
         layout = SuiteLayout.build(texts, word_spans, numbers)
@@ -264,6 +267,13 @@ def measure_documents(
     ok = np.array([e is not None for e in encodings], dtype=bool)
     encs = [e if e is not None else () for e in encodings]
     ntok = np.fromiter((len(e) for e in encs), dtype=np.int64, count=n)
+    if not token_ids and decoded is None and not (layout.has_words or numbers
+                                                   or layout.morph is not None):
+        return DocCounts(ok=ok, tokens=ntok, bytes=layout.nbytes, chars=layout.chars,
+                         words=layout.words, continued=zeros(), single=zeros(),
+                         roundtrip=np.zeros(n, bool), unk=zeros(), unk_chars=zeros(),
+                         fallback=zeros(), byte_tokens=zeros(), digits=zeros(),
+                         digit_tokens=zeros(), runs=np.zeros((n, len(DIGIT_CLASSES)), np.int64))
     ids = np.fromiter(itertools.chain.from_iterable(encs), dtype=np.int64, count=int(ntok.sum()))
     doc_of_token = np.repeat(np.arange(n), ntok)
     table.ensure(ids)
@@ -490,9 +500,11 @@ def subset_sums(c: DocCounts, idx: np.ndarray, collectors: set[str]) -> SubsetSt
     s: dict[str, int] = {
         "docs": int(idx.size), "ok": int(ok.size), "failed": int(idx.size - ok.size),
         "tokens": int(c.tokens[ok].sum()), "bytes": int(c.bytes[ok].sum()),
-        "chars": int(c.chars[ok].sum()), "unk": int(c.unk[ok].sum()),
-        "fallback": int(c.fallback[ok].sum()), "byte_tokens": int(c.byte_tokens[ok].sum()),
+        "chars": int(c.chars[ok].sum()),
     }
+    if "kinds" in collectors:
+        s.update(unk=int(c.unk[ok].sum()), fallback=int(c.fallback[ok].sum()),
+                 byte_tokens=int(c.byte_tokens[ok].sum()))
     if "decode" in collectors:
         s["roundtrip"] = int(c.roundtrip[ok].sum())
     if "words" in collectors:

@@ -33,8 +33,9 @@ def robust_stat_names(variants: tuple[str, ...] = VARIANTS) -> tuple[str, ...]:
 #: Work a shard does beyond encoding, and the statistics each produces. ``counts`` is
 #: always done; the others only when a chosen metric ``needs`` one of their statistics.
 COLLECTORS: dict[str, tuple[str, ...]] = {
-    "counts": ("docs", "ok", "failed", "tokens", "bytes", "chars", "unk", "fallback",
-               "byte_tokens"),
+    "counts": ("docs", "ok", "failed", "tokens", "bytes", "chars"),
+    # what kind of tokens: every token id of the shard looked up (not needed to count them)
+    "kinds": ("unk", "fallback", "byte_tokens"),
     "decode": ("roundtrip",),
     "words": ("seg_docs", "seg_tokens", "words", "continued", "single_words"),
     "unk_spans": ("unk_chars",),

@@ -92,6 +92,7 @@ def measure_rate(tok: Tokenizer, texts: Sequence[str], budget: RateBudget = Rate
     wall_rates: list[float] = []
     start = wall()
     stop = "max_samples"
+    ci: tuple[float, float] | None = None  # of the samples so far, once there are enough
     while len(cpu_rates) < budget.max_samples:
         w0, c0 = wall(), cpu()
         for _ in range(loops):
@@ -102,15 +103,17 @@ def measure_rate(tok: Tokenizer, texts: Sequence[str], budget: RateBudget = Rate
         wall_rates.append(nbytes * loops / 1e6 / max(w1 - w0, 1e-12))
         if len(cpu_rates) < min_samples:
             continue
-        med = statistics.median(cpu_rates)
-        if relative_width(med, median_ci(cpu_rates)) <= budget.target_rel_ci:
+        ci = median_ci(cpu_rates)
+        if relative_width(statistics.median(cpu_rates), ci) <= budget.target_rel_ci:
             stop = "ci"
             break
         if w1 - start >= budget.budget_s:
             stop = "budget"
             break
     med = statistics.median(cpu_rates)
-    return Rate(mb_s=med, ci=median_ci(cpu_rates), samples=tuple(cpu_rates),
+    if ci is None:
+        ci = median_ci(cpu_rates)
+    return Rate(mb_s=med, ci=ci, samples=tuple(cpu_rates),
                 wall_mb_s=statistics.median(wall_rates), tokens_s=med * 1e6 / nbytes * ntok,
                 loops=loops, nbytes=nbytes, outliers=iqr_outliers(cpu_rates), stop=stop)
 
