@@ -353,7 +353,7 @@ def tokbench_cmd(job: str, peer: str, out: Path, jobs1: bool) -> list[str]:
     cmd = [sys.executable, "-m", "tokbench", "run", "-t", ",".join(spec["tokenizers"]),
            "-s", spec["suite"], "-m", spec.get("families", p["families"]), "--no-fetch",
            "--no-history", "--no-plots", "--no-html", "-o", str(out)]
-    if "fertility" in p and "fertility" in cmd[cmd.index("-m") + 1]:
+    if "fertility" in p and "fertility" in spec.get("families", p["families"]):
         cmd += ["--fertility", p["fertility"]]
     if p.get("premium_join"):
         cmd.append("--premium-join")
@@ -376,6 +376,14 @@ WHY: dict[tuple[str, str], str] = {
 }
 
 
+#: reported values rounded by the peer (decimal places)
+ROUNDED: dict[tuple[str, str], int] = {("tokscope", "*"): 4, ("mothertoken", "rtc"): 3}
+#: peers that load xlm-roberta through transformers' AutoTokenizer (XLMRobertaTokenizer)
+VIA_TRANSFORMERS = ("tokscope", "toksight", "mothertoken")
+XLMR_WHY = ("transformers' XLMRobertaTokenizer splits on whitespace first: no '▁' token for "
+            "a trailing space, which tokenizer.json (tokenizers) emits")
+
+
 def compare(peer: str, got: dict[str, Any], tb: dict[tuple[str, str, str], float]) -> None:
     print(f"\n  {peer}: {PEERS[peer]['note']}")
     print(f"  {'metric':<24}{'tokenizer':<13}{'lang':<10}{'peer':>14}{'tokbench':>14}"
@@ -392,7 +400,15 @@ def compare(peer: str, got: dict[str, Any], tb: dict[tuple[str, str, str], float
                 if ours is None:
                     continue
                 rel = (value - ours) / ours if ours else float(value != ours)
-                why = WHY.get((peer, metric)) or WHY.get((peer, "*"), "") if abs(rel) > 1e-5 else ""
+                why = ""
+                places = ROUNDED.get((peer, metric), ROUNDED.get((peer, "*")))
+                tolerance = 0.5 * 10 ** -places + 5e-6 * abs(ours) if places is not None else 0
+                if places is not None and abs(value - ours) <= tolerance:
+                    why = f"peer rounds to {places} places" if abs(rel) > 1e-5 else ""
+                elif abs(rel) > 1e-5:
+                    why = WHY.get((peer, metric)) or WHY.get((peer, "*"), "")
+                    if tok == "xlm-roberta" and peer in VIA_TRANSFORMERS:
+                        why = (why + "; " if why else "") + XLMR_WHY
                 print(f"  {metric:<24}{tok:<13}{lang:<10}{value:>14.6g}{ours:>14.6g}"
                       f"{rel:>+11.2e}  {why}")
 
