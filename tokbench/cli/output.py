@@ -5,9 +5,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from tokbench.atomic import write_atomic
 from tokbench.results import Results, Row
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 
 def atomic_write_text(target: str | Path, text: str) -> Path:
@@ -60,8 +64,16 @@ def as_saved(results: Results) -> Results:
 
 
 def write_outputs(results: Results, out_dir: str | Path, plots: bool = True,
-                  html: bool = True) -> list[Path]:
-    """Every file of a finished run; returns their paths."""
+                  html: bool = True, background: bool = False) -> list[Path]:
+    """Every file of a finished run; returns their paths.
+
+    The token viewer (``viewer.json``: it loads the run's tokenizers again) and
+    ``results.csv`` are made in a worker process while this one draws the plots and
+    writes ``report.md``: two independent halves of similar cost. ``background`` is for
+    the command line: a spawned worker imports ``__main__`` again, which a script without
+    an ``if __name__ == "__main__"`` guard does not survive. Without it (``--jobs 1``), or
+    when no worker can start, everything is done in this process.
+    """
     from tokbench.render.markdown import render_markdown
 
     out = Path(out_dir)
@@ -70,21 +82,74 @@ def write_outputs(results: Results, out_dir: str | Path, plots: bool = True,
     # everything else renders from the values as saved (rounded), as `tokbench report`
     # does later from the file: both show the same digits
     results = as_saved(results)
-    files.append(write_atomic(out / "results.csv", _csv(results)))
-    pngs: list[Path] = []
-    if plots:
-        from tokbench.render.plots import render_plots
+    # the viewer and the CSV in a worker process while this one draws the plots
+    with _Call(_viewer_and_csv, results, out, html, background=background and html) as call:
+        pngs: list[Path] = []
+        if plots:
+            from tokbench.render.plots import render_plots
 
-        pngs = render_plots(results, out)
-        files += pngs
-    files.append(write_atomic(out / "report.md", render_markdown(results, [p.name for p in pngs])))
-    if html:
-        from tokbench.engine.viewer import viewer_for
-        from tokbench.render.html import write_html
+            pngs = render_plots(results, out)
+        md = write_atomic(out / "report.md", render_markdown(results, [p.name for p in pngs]))
+        csv, viewer = call.result()
+        files += [csv, *pngs, md]
+        if html:
+            from tokbench.render.html import write_html
 
-        viewer = viewer_for(results, out)
-        files.append(write_html(results, out, [p.name for p in pngs], viewer))
+            files.append(write_html(results, out, [p.name for p in pngs], viewer))
     return files
+
+
+def _viewer_and_csv(results: Results, out: Path, viewer: bool
+                    ) -> tuple[Path, dict[str, Any] | None]:
+    """``results.csv``, and ``viewer.json`` if ``viewer`` (returning its data)."""
+    csv = write_atomic(out / "results.csv", _csv(results))
+    if not viewer:
+        return csv, None
+    from tokbench.engine.viewer import viewer_for
+
+    return csv, viewer_for(results, out)
+
+
+class _Call:
+    """``fn(*args)``, started now in a worker process when ``background``; ``result()``
+    waits for it. Without a worker (not asked for, none can start, or it died) the call
+    is made in this process when its result is asked for. The worker is spawned, so it
+    inherits none of this process's state."""
+
+    def __init__(self, fn: Callable[..., Any], *args: Any, background: bool) -> None:
+        self._fn, self._args = fn, args
+        self._pool: ProcessPoolExecutor | None = None
+        self._future: Future[Any] | None = None
+        if background:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            try:
+                self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+                self._future = self._pool.submit(fn, *args)
+            except (OSError, RuntimeError, NotImplementedError):  # no process can start here
+                self.close()
+
+    def result(self) -> Any:
+        if self._future is not None:
+            from concurrent.futures.process import BrokenProcessPool
+
+            try:
+                return self._future.result()
+            except BrokenProcessPool:  # the worker was killed (out of memory?): redo it here
+                self.close()
+        return self._fn(*self._args)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+        self._pool, self._future = None, None
+
+    def __enter__(self) -> _Call:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def _csv(results: Results) -> str:

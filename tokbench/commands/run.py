@@ -142,7 +142,7 @@ def main(args: argparse.Namespace) -> int:
             folder.discard()
             why = f" ({errors[0].subject}: {errors[0].error})" if errors else ""
             raise TokbenchError(f"nothing was measured{why}; {out} is unchanged")
-        files = _write(folder, results, args)
+        files = _write(folder, results, args, conf.get("jobs"))
     for warning in results.meta.warnings or []:
         err_console().print(f"[yellow]warning:[/] {escape(str(warning))}", highlight=False)
     for err in errors:
@@ -206,12 +206,13 @@ def _add_suite_errors(results: Any, suite_errors: list[Any]) -> None:
     errors.extend(e for e in suite_errors if e not in errors)
 
 
-def _write(folder: Any, results: Any, args: argparse.Namespace) -> list[Path]:
-    """Every output file into the staging folder, then the folder swapped in for OUT."""
+def _write(folder: Any, results: Any, args: argparse.Namespace, jobs: int | None) -> list[Path]:
+    """Every output file into the staging folder, then the folder swapped in for OUT
+    (``--jobs 1``: all in this process, as the run was)."""
     from tokbench.cli.output import write_outputs
 
     files = write_outputs(results, folder.staging, plots=not args.no_plots,
-                          html=not args.no_html)
+                          html=not args.no_html, background=jobs != 1)
     folder.publish(files)
     return [folder.out / f.name for f in files]
 

@@ -1,0 +1,91 @@
+"""What a finished ``tokbench run`` costs after its measurements (prints; not a test).
+
+Reads a run's ``results.json`` and times, stage by stage, the work ``tokbench run`` does
+after ``run()`` returns: serializing results.json, results.csv, each PNG plot, report.md,
+the token viewer (viewer.json: loads the run's tokenizers again) and report.html, then
+``write_outputs`` as a whole (what the CLI calls). Each stage starts in a fresh process
+so its imports (pandas, matplotlib) count where they are first paid, as in a run.
+
+    python tests/bench/outputs_cost.py reports/latest/results.json [--reps 3]
+
+Compare two trees by running it with each on PYTHONPATH; the machine's load average is
+printed beside the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+
+STAGES = ("imports", "json", "csv", "plots", "markdown", "viewer", "html", "write_outputs")
+
+_CHILD = r"""
+import resource, shutil, sys, tempfile, time
+stage, path = sys.argv[1], sys.argv[2]
+from tokbench.results import Results
+from tokbench.cli import output
+results = Results.load(path)
+out = tempfile.mkdtemp(prefix="tokbench-outputs-")
+t1, c1 = time.perf_counter(), time.process_time()
+if stage == "imports":
+    import matplotlib.figure, pandas  # noqa: F401
+elif stage == "json":
+    results.to_json()
+elif stage == "csv":
+    output._csv(output.as_saved(results))
+elif stage == "plots":
+    from tokbench.render.plots import render_plots
+    names = render_plots(output.as_saved(results), out)
+elif stage == "markdown":
+    from tokbench.render.markdown import render_markdown
+    render_markdown(output.as_saved(results), [])
+elif stage == "viewer":
+    from tokbench.engine.viewer import viewer_from_results
+    viewer_from_results(output.as_saved(results))
+elif stage == "html":
+    from tokbench.render.html import write_html
+    write_html(output.as_saved(results), out, [], None)
+elif stage == "write_outputs":
+    import inspect
+    # as `tokbench run` calls it (a tree before the worker process has no such option)
+    options = inspect.signature(output.write_outputs).parameters
+    kw = {"background": True} if "background" in options else {}
+    output.write_outputs(results, out, **kw)
+shutil.rmtree(out)
+child = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(f"{time.perf_counter() - t1:.3f} "
+      f"{time.process_time() - c1 + child.ru_utime + child.ru_stime:.3f}")
+"""
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("results")
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--stages", default=",".join(STAGES))
+    args = ap.parse_args()
+    stages = [s for s in args.stages.split(",") if s]
+    times: dict[str, list[float]] = {s: [] for s in stages}
+    cpus: dict[str, list[float]] = {s: [] for s in stages}
+    for _ in range(args.reps):
+        for stage in stages:
+            proc = subprocess.run([sys.executable, "-c", _CHILD, stage, args.results],
+                                  capture_output=True, text=True, check=True)
+            wall, cpu = proc.stdout.split()[-2:]
+            times[stage].append(float(wall))
+            cpus[stage].append(float(cpu))
+    print(f"load average {os.getloadavg()[0]:.2f}; medians of {args.reps} (seconds; CPU "
+          "counts worker processes too: on a busy machine it is the steadier figure)")
+    print(f"  {'stage':<14} {'wall':>7} {'CPU':>7}   walls")
+    for stage in stages:
+        ts = times[stage]
+        print(f"  {stage:<14} {statistics.median(ts):7.2f} {statistics.median(cpus[stage]):7.2f}   "
+              + " ".join(f"{t:.2f}" for t in ts))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
