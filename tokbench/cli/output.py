@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -12,6 +12,8 @@ from tokbench.results import Results, Row
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
+
+    from tokbench.adapters.base import Tokenizer
 
 
 def atomic_write_text(target: str | Path, text: str) -> Path:
@@ -64,15 +66,17 @@ def as_saved(results: Results) -> Results:
 
 
 def write_outputs(results: Results, out_dir: str | Path, plots: bool = True,
-                  html: bool = True, background: bool = False) -> list[Path]:
+                  html: bool = True, background: bool = False,
+                  tokenizers: Mapping[str, Tokenizer] | None = None) -> list[Path]:
     """Every file of a finished run; returns their paths.
 
-    The token viewer (``viewer.json``: it loads the run's tokenizers again) and
-    ``results.csv`` are made in a worker process while this one draws the plots and
-    writes ``report.md``: two independent halves of similar cost. ``background`` is for
-    the command line: a spawned worker imports ``__main__`` again, which a script without
-    an ``if __name__ == "__main__"`` guard does not survive. Without it (``--jobs 1``), or
-    when no worker can start, everything is done in this process.
+    The plots and ``results.csv`` are made in a worker process while this one builds the
+    token viewer (``viewer.json``, from ``tokenizers``, the run's own loaded tokenizers
+    by name, or by loading the run's files again) and writes ``report.md``: two
+    independent halves of similar cost. ``background`` is for the command line: a spawned
+    worker imports ``__main__`` again, which a script without an ``if __name__ ==
+    "__main__"`` guard does not survive. Without it (``--jobs 1``), or when no worker can
+    start, everything is done in this process.
     """
     from tokbench.render.markdown import render_markdown
 
@@ -82,15 +86,11 @@ def write_outputs(results: Results, out_dir: str | Path, plots: bool = True,
     # everything else renders from the values as saved (rounded), as `tokbench report`
     # does later from the file: both show the same digits
     results = as_saved(results)
-    # the viewer and the CSV in a worker process while this one draws the plots
-    with _Call(_viewer_and_csv, results, out, html, background=background and html) as call:
-        pngs: list[Path] = []
-        if plots:
-            from tokbench.render.plots import render_plots
-
-            pngs = render_plots(results, out)
+    with _Call(_plots_and_csv, results, out, plots,
+               background=background and (plots or html)) as call:
+        viewer = _viewer(results, out, tokenizers) if html else None
+        csv, pngs = call.result()
         md = write_atomic(out / "report.md", render_markdown(results, [p.name for p in pngs]))
-        csv, viewer = call.result()
         files += [csv, *pngs, md]
         if html:
             from tokbench.render.html import write_html
@@ -99,15 +99,29 @@ def write_outputs(results: Results, out_dir: str | Path, plots: bool = True,
     return files
 
 
-def _viewer_and_csv(results: Results, out: Path, viewer: bool
-                    ) -> tuple[Path, dict[str, Any] | None]:
-    """``results.csv``, and ``viewer.json`` if ``viewer`` (returning its data)."""
+def _plots_and_csv(results: Results, out: Path, plots: bool) -> tuple[Path, list[Path]]:
+    """``results.csv``, and the plots if ``plots``."""
     csv = write_atomic(out / "results.csv", _csv(results))
-    if not viewer:
-        return csv, None
+    if not plots:
+        return csv, []
+    from tokbench.render.plots import render_plots
+
+    return csv, render_plots(results, out)
+
+
+def _viewer(results: Results, out: Path, tokenizers: Mapping[str, Tokenizer] | None
+            ) -> dict[str, Any]:
+    """``viewer.json``'s data, reusing the run's loaded ``tokenizers`` where given."""
     from tokbench.engine.viewer import viewer_for
 
-    return csv, viewer_for(results, out)
+    if not tokenizers:
+        return viewer_for(results, out)
+    from tokbench.loading.loader import load_tokenizer
+
+    def load(spec: str) -> Tokenizer:
+        return tokenizers[spec] if spec in tokenizers else load_tokenizer(spec)
+
+    return viewer_for(results, out, load_tokenizer=load)
 
 
 class _Call:

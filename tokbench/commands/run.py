@@ -136,13 +136,15 @@ def main(args: argparse.Namespace) -> int:
         for err in suite_errors:
             err_console().print(f"[yellow]suite {escape(str(err.suite))} not run:[/] "
                                 f"{escape(err.error)}", highlight=False)
-        results = _run(folder, tokenizers, suites, suite_errors, conf, settings, resume, args)
+        loaded: dict[str, Any] = {}  # the token viewer reuses the run's tokenizers
+        results = _run(folder, tokenizers, suites, suite_errors, conf, settings, resume, args,
+                       loaded)
         errors = results.meta.errors
         if not results.rows:
             folder.discard()
             why = f" ({errors[0].subject}: {errors[0].error})" if errors else ""
             raise TokbenchError(f"nothing was measured{why}; {out} is unchanged")
-        files = _write(folder, results, args, conf.get("jobs"))
+        files = _write(folder, results, args, conf.get("jobs"), loaded)
     for warning in results.meta.warnings or []:
         err_console().print(f"[yellow]warning:[/] {escape(str(warning))}", highlight=False)
     for err in errors:
@@ -167,7 +169,7 @@ def main(args: argparse.Namespace) -> int:
 
 def _run(folder: Any, tokenizers: list[str] | None, suites: list[Any],
          suite_errors: list[Any], conf: dict[str, Any], settings: Any,
-         resume: Any, args: argparse.Namespace) -> Any:
+         resume: Any, args: argparse.Namespace, loaded: dict[str, Any]) -> Any:
     """Run into the staging folder; an interruption keeps the finished units in OUT."""
     from tokbench.cli.output import Checkpoint
     from tokbench.engine.runner import run
@@ -188,7 +190,8 @@ def _run(folder: Any, tokenizers: list[str] | None, suites: list[Any],
             results = run(tokenizers, suites, conf.get("metrics"), settings=settings,
                           on_unit=on_unit, progress=prog.event, resume=resume,
                           jobs=conf.get("jobs"), executor=args.executor,
-                          scheduler=args.scheduler, state=staging / STATE_FILE)
+                          scheduler=args.scheduler, state=staging / STATE_FILE,
+                          on_loaded=loaded.update)
     except KeyboardInterrupt:
         checkpoint.flush()  # every finished unit is kept for --resume; OUT stays as it was
         from tokbench.cli.console import err_console
@@ -206,13 +209,14 @@ def _add_suite_errors(results: Any, suite_errors: list[Any]) -> None:
     errors.extend(e for e in suite_errors if e not in errors)
 
 
-def _write(folder: Any, results: Any, args: argparse.Namespace, jobs: int | None) -> list[Path]:
+def _write(folder: Any, results: Any, args: argparse.Namespace, jobs: int | None,
+           loaded: dict[str, Any]) -> list[Path]:
     """Every output file into the staging folder, then the folder swapped in for OUT
     (``--jobs 1``: all in this process, as the run was)."""
     from tokbench.cli.output import write_outputs
 
     files = write_outputs(results, folder.staging, plots=not args.no_plots,
-                          html=not args.no_html, background=jobs != 1)
+                          html=not args.no_html, background=jobs != 1, tokenizers=loaded)
     folder.publish(files)
     return [folder.out / f.name for f in files]
 

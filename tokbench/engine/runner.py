@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from pathlib import Path
@@ -154,6 +154,7 @@ def run(
     executor: str | Executor = "local",
     scheduler: str | None = None,
     state: str | Path | None = None,
+    on_loaded: Callable[[Mapping[str, Tokenizer]], object] | None = None,
     **options: Any,
 ) -> Results:
     """Compare ``tokenizers`` on ``suites``; returns the results (rows + what was run).
@@ -166,7 +167,9 @@ def run(
     1: this process) or ``executor="dask"`` (``scheduler`` address, or a LocalCluster).
     ``resume`` reuses the rows of finished units whose tokenizer, suite, settings and
     metrics are unchanged; ``state`` is a checkpoint file of finished shards (reused
-    when it matches, so an interrupted run redoes only unfinished shards). Keyword
+    when it matches, so an interrupted run redoes only unfinished shards).
+    ``on_loaded`` receives the loaded tokenizers by name once they are loaded (the CLI's
+    token viewer reuses them instead of loading every file again). Keyword
     ``options`` set ``Settings`` fields (e.g. ``premium_join=True``). ``progress`` is
     called with each ``tokbench.events`` event as the run goes.
 
@@ -180,6 +183,7 @@ def run(
     """
     settings = _settings(settings, options)
     runner = _Run(settings, resolve_families(metrics), metrics is not None, progress, on_unit)
+    runner.on_loaded = on_loaded
     return runner.go(list(tokenizers) if tokenizers is not None else list(DEFAULT_TOKENIZERS),
                      list(suites) if suites is not None else list(DEFAULT_SUITES),
                      resume, _executor(executor, jobs, scheduler), RunState(state))
@@ -244,6 +248,7 @@ class _Run:
         self.resume: Results | None = None
         self.notify: Progress = progress or ignore
         self.on_unit = on_unit
+        self.on_loaded: Callable[[Mapping[str, Tokenizer]], object] | None = None
         self.timings = Timings()
         self.wall0 = time.perf_counter()
         self.results = Results(meta=_meta(settings, families))
@@ -274,6 +279,8 @@ class _Run:
                               and s.growable_sample() is None]
         meta.executor = {"kind": type(executor).__name__, "workers": executor.workers}
         self._load_tokenizers(tok_specs)
+        if self.on_loaded is not None:
+            self.on_loaded(dict(self.toks))
         ref = self.settings.reference
         if ref is not None and ref not in self.toks:
             from tokbench.errors import UnknownNameError
