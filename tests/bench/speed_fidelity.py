@@ -6,8 +6,8 @@ For each tokenizer, over the same texts in the same process: tokbench's
 clock. The bare loop is run 5 times before and 5 after the measurement, its median
 taken. Target: ratio within ±5% (0.95 .. 1.05).
 With ``--run``, the same for the run's throughput rows (``tokbench run``, family
-``throughput``): ``measure_rates`` over the sample of every subset of the built-in suites
-(interleaved rounds, ``SampledBudget``) against a bare loop over each subset's sample;
+``throughput``): ``measure_rate`` with ``RUN_BUDGET`` over the sample of every subset of
+the built-in suites against a bare loop over each subset's sample;
 prints, per tokenizer, the ``all`` ratio, the median and worst subset ratio, the median
 precision the rows state and the CPU seconds the timing cost.
 Usage: python tests/bench/speed_fidelity.py [--tokenizers cl100k_base,xlm-roberta]

@@ -70,9 +70,9 @@ def write_outputs(results: Results, out_dir: str | Path, plots: bool = True,
                   tokenizers: Mapping[str, Tokenizer] | None = None) -> list[Path]:
     """Every file of a finished run; returns their paths.
 
-    The plots and ``results.csv`` are made in a worker process while this one builds the
-    token viewer (``viewer.json``, from ``tokenizers``, the run's own loaded tokenizers
-    by name, or by loading the run's files again) and writes ``report.md``: two
+    ``results.csv`` and half the plots are made in a worker process while this one builds
+    the token viewer (``viewer.json``, from ``tokenizers``, the run's own loaded tokenizers
+    by name, or by loading the run's files again) and draws the other half: two
     independent halves of similar cost. ``background`` is for the command line: a spawned
     worker imports ``__main__`` again, which a script without an ``if __name__ ==
     "__main__"`` guard does not survive. Without it (``--jobs 1``), or when no worker can
@@ -86,10 +86,20 @@ def write_outputs(results: Results, out_dir: str | Path, plots: bool = True,
     # everything else renders from the values as saved (rounded), as `tokbench report`
     # does later from the file: both show the same digits
     results = as_saved(results)
-    with _Call(_plots_and_csv, results, out, plots,
-               background=background and (plots or html)) as call:
+    parts = 2 if background else 1
+    with _Call(_plots_and_csv, results, out, plots, parts, background=background) as call:
         viewer = _viewer(results, out, tokenizers) if html else None
-        csv, pngs = call.result()
+        mine: list[Path] = []
+        if plots and parts > 1:
+            from tokbench.render.plots import render_plots
+
+            mine = render_plots(results, out, part=1, parts=parts)
+        csv, theirs = call.result()
+        if mine:
+            from tokbench.render.plots import plot_order
+
+            theirs = plot_order(results, [*theirs, *mine])
+        pngs = theirs
         md = write_atomic(out / "report.md", render_markdown(results, [p.name for p in pngs]))
         files += [csv, *pngs, md]
         if html:
@@ -99,14 +109,15 @@ def write_outputs(results: Results, out_dir: str | Path, plots: bool = True,
     return files
 
 
-def _plots_and_csv(results: Results, out: Path, plots: bool) -> tuple[Path, list[Path]]:
-    """``results.csv``, and the plots if ``plots``."""
+def _plots_and_csv(results: Results, out: Path, plots: bool, parts: int
+                   ) -> tuple[Path, list[Path]]:
+    """``results.csv``, and the first of ``parts`` shares of the plots if ``plots``."""
     csv = write_atomic(out / "results.csv", _csv(results))
     if not plots:
         return csv, []
     from tokbench.render.plots import render_plots
 
-    return csv, render_plots(results, out)
+    return csv, render_plots(results, out, part=0, parts=parts)
 
 
 def _viewer(results: Results, out: Path, tokenizers: Mapping[str, Tokenizer] | None

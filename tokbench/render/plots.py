@@ -5,6 +5,7 @@ File names made from suite names go through ``safe_filename``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -233,35 +234,60 @@ def _fairness(plt: Any, results: Results, suite: str, tokenizers: Sequence[str],
     return path
 
 
-def render_plots(results: Results, out_dir: str | Path) -> list[Path]:
-    """Write the standard plots into ``out_dir``; returns the files written."""
-    plt = _pyplot()
+def render_plots(results: Results, out_dir: str | Path, part: int = 0, parts: int = 1
+                 ) -> list[Path]:
+    """Write the standard plots into ``out_dir``; returns the files written, in report
+    order. With ``parts`` > 1, only every ``parts``-th plot from the ``part``-th on: two
+    processes given parts 0 and 1 of 2 draw them all (``plot_order`` merges their files
+    back into report order)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    jobs = plot_jobs(results, out)
+    written = [job() for k, job in enumerate(jobs) if k % parts == part]
+    return [p for p in written if p is not None]
+
+
+def plot_order(results: Results, files: Iterable[Path]) -> list[Path]:
+    """``files`` drawn by ``render_plots`` parts, in the order one call would give."""
+    rank = {n: k for k, n in enumerate(plot_names(results))}
+    return sorted(files, key=lambda f: rank.get(f.name, len(rank)))
+
+
+def plot_names(results: Results) -> list[str]:
+    """The file name of every plot ``render_plots`` may draw, in report order."""
+    return [job.keywords["path"].name for job in plot_jobs(results, Path("."))]
+
+
+def plot_jobs(results: Results, out: Path) -> list[functools.partial[Path | None]]:
+    """One call per plot the rows allow, each drawing one file independently of the rest."""
+    from tokbench.render.speed import SPEED_PLOTS, latency_cdf_plot, length_plot, threads_plot
+
+    plt = _pyplot()
+    P = functools.partial
     toks = tokenizer_order(results)
     suites = results.meta.suites
     trust = Trust.of(results)
-    written: list[Path | None] = []
+    jobs: list[functools.partial[Path | None]] = []
 
     for suite, d in suites.items():
         prem = _values(results, suite, "premium")
         if prem:
             langs = sorted({s for (_, s) in prem if s != PIVOT},
                            key=lambda s: sum(v for (t, x), v in prem.items() if x == s))
-            written.append(_heatmap(
-                plt, prem, toks, langs, f"Token premium against English ({suite})",
+            jobs.append(P(
+                _heatmap, plt, prem, toks, langs, f"Token premium against English ({suite})",
                 "tokens / English tokens (log scale)",
-                out / f"premium_{safe_filename(suite)}.png",
-                _flags(trust, suite, "premium", prem)))
-            written.append(_fairness(plt, results, suite, toks,
-                                     out / f"fairness_{safe_filename(suite)}.png", trust))
+                path=out / f"premium_{safe_filename(suite)}.png",
+                flags=_flags(trust, suite, "premium", prem)))
+            jobs.append(P(_fairness, plt, results, suite, toks,
+                          path=out / f"fairness_{safe_filename(suite)}.png", trust=trust))
         if d.subset_by == "domain":
             bpt = _values(results, suite, "bytes_per_token")
             groups = [g for g in order_subsets({s for (_, s) in bpt}) if g != "all"]
-            written.append(_grouped_bars(
-                plt, bpt, toks, groups, f"Bytes per token by domain ({suite}; higher: fewer "
-                "tokens)", "UTF-8 bytes / token",
-                out / f"bytes_per_token_{safe_filename(suite)}.png",
+            jobs.append(P(
+                _grouped_bars, plt, bpt, toks, groups, f"Bytes per token by domain ({suite}; "
+                "higher: fewer tokens)", "UTF-8 bytes / token",
+                path=out / f"bytes_per_token_{safe_filename(suite)}.png",
                 flags=_flags(trust, suite, "bytes_per_token", bpt)))
 
     for suite in suites:
@@ -270,20 +296,20 @@ def render_plots(results: Results, out_dir: str | Path) -> list[Path]:
               if (suite == "japanese") or s == "jpn_Jpan"}
         if jp:
             groups = order_subsets({s for (_, s) in jp})
-            written.append(_grouped_bars(
-                plt, jp, toks, groups, f"Fertility on Japanese ({suite}, MeCab words; lower: "
-                "fewer tokens)", "tokens / word",
-                out / f"fertility_japanese_{safe_filename(suite)}.png",
+            jobs.append(P(
+                _grouped_bars, plt, jp, toks, groups, f"Fertility on Japanese ({suite}, MeCab "
+                "words; lower: fewer tokens)", "tokens / word",
+                path=out / f"fertility_japanese_{safe_filename(suite)}.png",
                 flags=_flags(trust, suite, "fertility", jp), higher_better=False))
 
     tp = {(r.tokenizer, r.suite): float(r.value) for r in results.rows
           if r.metric == "throughput_mb_s" and r.subset == "all"
           and isinstance(r.value, (int, float))}
     if tp:
-        written.append(_grouped_bars(
-            plt, tp, toks, [s for s in suites if any(x == s for (_, x) in tp)],
-            "Encode throughput, one thread (median)", "MB/s", out / "throughput.png"))
-    from tokbench.render.speed import render_speed_plots
-
-    written += render_speed_plots(results, out)
-    return [p for p in written if p is not None]
+        jobs.append(P(
+            _grouped_bars, plt, tp, toks, [s for s in suites if any(x == s for (_, x) in tp)],
+            "Encode throughput, one thread (median)", "MB/s", path=out / "throughput.png"))
+    for plot, name in zip((latency_cdf_plot, threads_plot, length_plot), SPEED_PLOTS,
+                          strict=True):
+        jobs.append(P(plot, results, path=out / name))
+    return jobs
