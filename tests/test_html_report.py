@@ -530,3 +530,24 @@ def test_report_command_errors_are_one_line(tmp_path: Path,
     assert main(["report", str(tmp_path / "nothing")]) == 2
     err = capsys.readouterr().err.strip()
     assert "no such results file" in err and len(err.splitlines()) == 1
+
+
+def test_the_runs_own_tokenizers_and_suites_are_reused_not_loaded_again() -> None:
+    from tokbench.engine.runner import run
+
+    suite = Suite("mini", "1", [Document("e1", "eng_Latn", "d", "aé b"),
+                                Document("f1", "fra_Latn", "d", "déjà")])
+    kept: dict[str, object] = {}
+    results = run(["bytes", "chars"], [suite], ["compression"], on_loaded=kept.update)
+    assert sorted(kept) == ["bytes", "chars"]
+
+    def refuse(spec: str) -> Suite:
+        raise AssertionError(f"loaded again: {spec}")
+
+    data = viewer_from_results(results, load_tokenizer=kept.__getitem__,  # type: ignore[arg-type]
+                               load_suite=refuse, suites={"mini": suite})
+    assert data["loaded"] == ["bytes", "chars"] and data["notes"] == []
+    assert [s["text"] for s in data["suites"][0]["samples"]] == ["aé b", "déjà"]
+    # without the run's suite object, "mini" (no spec anyone can load) is only a note
+    alone = viewer_from_results(results, load_tokenizer=kept.__getitem__)  # type: ignore[arg-type]
+    assert any(n.startswith("suite 'mini' could not be loaded") for n in alone["notes"])

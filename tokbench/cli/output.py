@@ -67,12 +67,14 @@ def as_saved(results: Results) -> Results:
 
 def write_outputs(results: Results, out_dir: str | Path, plots: bool = True,
                   html: bool = True, background: bool = False,
-                  tokenizers: Mapping[str, Tokenizer] | None = None) -> list[Path]:
+                  tokenizers: Mapping[str, Tokenizer] | None = None,
+                  suites: Mapping[str, Any] | None = None) -> list[Path]:
     """Every file of a finished run; returns their paths.
 
     ``results.csv`` and half the plots are made in a worker process while this one builds
-    the token viewer (``viewer.json``, from ``tokenizers``, the run's own loaded tokenizers
-    by name, or by loading the run's files again) and draws the other half: two
+    the token viewer (``viewer.json``, from ``tokenizers`` and ``suites``, the run's own
+    loaded objects by name, or by loading the run's files again) and draws the other
+    half: two
     independent halves of similar cost. ``background`` is for the command line: a spawned
     worker imports ``__main__`` again, which a script without an ``if __name__ ==
     "__main__"`` guard does not survive. Without it (``--jobs 1``), or when no worker can
@@ -88,7 +90,7 @@ def write_outputs(results: Results, out_dir: str | Path, plots: bool = True,
     results = as_saved(results)
     parts = 2 if background else 1
     with _Call(_plots_and_csv, results, out, plots, parts, background=background) as call:
-        viewer = _viewer(results, out, tokenizers) if html else None
+        viewer = _viewer(results, out, tokenizers, suites) if html else None
         mine: list[Path] = []
         if plots and parts > 1:
             from tokbench.render.plots import render_plots
@@ -120,19 +122,22 @@ def _plots_and_csv(results: Results, out: Path, plots: bool, parts: int
     return csv, render_plots(results, out, part=0, parts=parts)
 
 
-def _viewer(results: Results, out: Path, tokenizers: Mapping[str, Tokenizer] | None
-            ) -> dict[str, Any]:
-    """``viewer.json``'s data, reusing the run's loaded ``tokenizers`` where given."""
+def _viewer(results: Results, out: Path, tokenizers: Mapping[str, Tokenizer] | None,
+            suites: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``viewer.json``'s data, reusing the run's loaded ``tokenizers`` and ``suites``
+    where given."""
     from tokbench.engine.viewer import viewer_for
 
-    if not tokenizers:
+    if not tokenizers and not suites:
         return viewer_for(results, out)
     from tokbench.loading.loader import load_tokenizer
 
-    def load(spec: str) -> Tokenizer:
-        return tokenizers[spec] if spec in tokenizers else load_tokenizer(spec)
+    have = tokenizers or {}
 
-    return viewer_for(results, out, load_tokenizer=load)
+    def load(spec: str) -> Tokenizer:
+        return have[spec] if spec in have else load_tokenizer(spec)
+
+    return viewer_for(results, out, load_tokenizer=load, suites=suites)
 
 
 class _Call:

@@ -144,7 +144,12 @@ def main(args: argparse.Namespace) -> int:
             folder.discard()
             why = f" ({errors[0].subject}: {errors[0].error})" if errors else ""
             raise TokbenchError(f"nothing was measured{why}; {out} is unchanged")
-        files = _write(folder, results, args, conf.get("jobs"), loaded)
+        from tokbench.suites.model import Suite
+
+        # the viewer reuses the suites read whole (a streamed corpus is read again from
+        # the start of its files)
+        files = _write(folder, results, args, conf.get("jobs"), loaded,
+                       {s.name: s for s in suites if isinstance(s, Suite)})
     for warning in results.meta.warnings or []:
         err_console().print(f"[yellow]warning:[/] {escape(str(warning))}", highlight=False)
     for err in errors:
@@ -210,13 +215,14 @@ def _add_suite_errors(results: Any, suite_errors: list[Any]) -> None:
 
 
 def _write(folder: Any, results: Any, args: argparse.Namespace, jobs: int | None,
-           loaded: dict[str, Any]) -> list[Path]:
+           loaded: dict[str, Any], suites: dict[str, Any]) -> list[Path]:
     """Every output file into the staging folder, then the folder swapped in for OUT
     (``--jobs 1``: all in this process, as the run was)."""
     from tokbench.cli.output import write_outputs
 
     files = write_outputs(results, folder.staging, plots=not args.no_plots,
-                          html=not args.no_html, background=jobs != 1, tokenizers=loaded)
+                          html=not args.no_html, background=jobs != 1, tokenizers=loaded,
+                          suites=suites)
     folder.publish(files)
     return [folder.out / f.name for f in files]
 

@@ -509,9 +509,11 @@ def _first_per_subset(suite: Suite, documents: object) -> Suite | None:
 def viewer_from_results(results: Results, *,
                         load_tokenizer: Callable[[str], Tokenizer] | None = None,
                         load_suite: Callable[[str], AnySuite] | None = None,
+                        suites: Mapping[str, AnySuite] | None = None,
                         per_subset: int = PER_SUBSET, max_samples: int = MAX_SAMPLES,
                         max_chars: int = MAX_CHARS) -> dict[str, Any]:
-    """Viewer data for a finished run: loads the tokenizers and suites named in its meta.
+    """Viewer data for a finished run: loads the tokenizers and suites named in its meta
+    (``suites``: the run's own suite objects by name, used as they are instead).
 
     Whatever cannot be loaded becomes a note in the data (and the page), never an error.
     """
@@ -524,18 +526,20 @@ def viewer_from_results(results: Results, *,
             loaded[name] = tok
         if note:
             notes.append(note)
-    suites: list[Suite] = []
+    given = suites or {}
+    chosen: list[Suite] = []
     subsets: dict[str, set[str]] = {}
     for name, sinfo in meta.suites.items():
         present = {r.subset for r in results.rows if r.suite == name and r.subset != "all"}
-        suite, note = load_run_suite(name, sinfo, present or None, load_suite)
+        load = (lambda spec, s=given[name]: s) if name in given else load_suite
+        suite, note = load_run_suite(name, sinfo, present or None, load)
         if suite is not None:
-            suites.append(suite)
+            chosen.append(suite)
             if present:
                 subsets[name] = present
         if note:
             notes.append(note)
-    return build_viewer(loaded, suites, subsets=subsets, names=list(meta.tokenizers),
+    return build_viewer(loaded, chosen, subsets=subsets, names=list(meta.tokenizers),
                         notes=notes, run=run_identity(results), per_subset=per_subset,
                         max_samples=max_samples, max_chars=max_chars,
                         morphemes="morph" in (meta.metric_families or []))
