@@ -65,6 +65,12 @@ def as_saved(results: Results) -> Results:
                    meta=results.meta, failures=results.failures)
 
 
+#: plots (of any run but ``--jobs 1``) from which half are drawn by a worker process: it
+#: costs about a second to start (tokbench, matplotlib and pandas imported again), which a
+#: few small plots do not pay back (FLORES, four languages: 3 plots, 10% slower with it)
+MIN_PLOTS_FOR_WORKER = 6
+
+
 def write_outputs(results: Results, out_dir: str | Path, plots: bool = True,
                   html: bool = True, background: bool = False,
                   tokenizers: Mapping[str, Tokenizer] | None = None,
@@ -88,6 +94,10 @@ def write_outputs(results: Results, out_dir: str | Path, plots: bool = True,
     # everything else renders from the values as saved (rounded), as `tokbench report`
     # does later from the file: both show the same digits
     results = as_saved(results)
+    if background:  # a worker takes about a second to start: only many plots pay it
+        from tokbench.render.plots import plot_names
+
+        background = plots and len(plot_names(results)) >= MIN_PLOTS_FOR_WORKER
     parts = 2 if background else 1
     with _Call(_plots_and_csv, results, out, plots, parts, background=background) as call:
         viewer = _viewer(results, out, tokenizers, suites) if html else None

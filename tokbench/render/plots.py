@@ -260,7 +260,13 @@ def plot_names(results: Results) -> list[str]:
 
 def plot_jobs(results: Results, out: Path) -> list[functools.partial[Path | None]]:
     """One call per plot the rows allow, each drawing one file independently of the rest."""
-    from tokbench.render.speed import SPEED_PLOTS, latency_cdf_plot, length_plot, threads_plot
+    from tokbench.render.speed import (
+        SPEED_PLOTS,
+        has_speed,
+        latency_cdf_plot,
+        length_plot,
+        threads_plot,
+    )
 
     plt = _pyplot()
     P = functools.partial
@@ -309,7 +315,8 @@ def plot_jobs(results: Results, out: Path) -> list[functools.partial[Path | None
         jobs.append(P(
             _grouped_bars, plt, tp, toks, [s for s in suites if any(x == s for (_, x) in tp)],
             "Encode throughput, one thread (median)", "MB/s", path=out / "throughput.png"))
-    for plot, name in zip((latency_cdf_plot, threads_plot, length_plot), SPEED_PLOTS,
-                          strict=True):
-        jobs.append(P(plot, results, path=out / name))
+    if has_speed(results):
+        for plot, name in zip((latency_cdf_plot, threads_plot, length_plot), SPEED_PLOTS,
+                              strict=True):
+            jobs.append(P(plot, results, path=out / name))
     return jobs
