@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tokbench.engine.runner import run
-from tokbench.render.plots import plot_names, plot_order, render_plots
+from tokbench.render.plots import plot_jobs, plot_order, render_plots
 from tokbench.results import Results
 
 
@@ -29,14 +29,14 @@ def test_two_parts_draw_the_same_files_as_one_call(results: Results, tmp_path: P
         "fertility_japanese_japanese.png"]
     assert [p.name for p in first] == [whole[k].name for k in (0, 2, 4)]
     assert [p.name for p in second] == [whole[k].name for k in (1, 3, 5)]
-    merged = plot_order(results, [*second, *first])
+    merged = plot_order(plot_jobs(results, tmp_path / "parts"), [*second, *first])
     assert [p.name for p in merged] == [p.name for p in whole]
     for a, b in zip(whole, merged, strict=True):
         assert a.read_bytes() == b.read_bytes(), a.name
 
 
-def test_plot_names_lists_every_plot_the_rows_allow(results: Results) -> None:
-    names = plot_names(results)
+def test_plot_jobs_list_every_plot_the_rows_allow(results: Results) -> None:
+    names = [job.keywords["path"].name for job in plot_jobs(results, Path("."))]
     assert names[:6] == ["premium_multilingual.png", "fairness_multilingual.png",
                          "bytes_per_token_code.png", "bytes_per_token_japanese.png",
                          "fertility_japanese_multilingual.png", "fertility_japanese_japanese.png"]

@@ -87,6 +87,7 @@ def write_outputs(results: Results, out_dir: str | Path, plots: bool = True,
     start, everything is done in this process.
     """
     from tokbench.render.markdown import render_markdown
+    from tokbench.render.plots import draw_plots, plot_jobs, plot_order
 
     out = Path(out_dir)
     text = results.to_json()
@@ -94,24 +95,17 @@ def write_outputs(results: Results, out_dir: str | Path, plots: bool = True,
     # everything else renders from the values as saved (rounded), as `tokbench report`
     # does later from the file: both show the same digits
     results = as_saved(results)
-    if background:  # a worker takes about a second to start: only many plots pay it
-        from tokbench.render.plots import plot_names
-
-        background = plots and len(plot_names(results)) >= MIN_PLOTS_FOR_WORKER
+    jobs = plot_jobs(results, out) if plots else []
+    # a worker takes about a second to start: only many plots pay it
+    background = background and len(jobs) >= MIN_PLOTS_FOR_WORKER
     parts = 2 if background else 1
-    with _Call(_plots_and_csv, results, out, plots, parts, background=background) as call:
+    # the worker draws part 0 of 2 from its own jobs (they are not sent to it); without a
+    # worker this process draws them all
+    with _Call(_plots_and_csv, results, out, background, parts, background=background) as call:
         viewer = _viewer(results, out, tokenizers, suites) if html else None
-        mine: list[Path] = []
-        if plots and parts > 1:
-            from tokbench.render.plots import render_plots
-
-            mine = render_plots(results, out, part=1, parts=parts)
+        mine = draw_plots(jobs, part=parts - 1, parts=parts)
         csv, theirs = call.result()
-        if mine:
-            from tokbench.render.plots import plot_order
-
-            theirs = plot_order(results, [*theirs, *mine])
-        pngs = theirs
+        pngs = plot_order(jobs, [*theirs, *mine])
         md = write_atomic(out / "report.md", render_markdown(results, [p.name for p in pngs]))
         files += [csv, *pngs, md]
         if html:

@@ -182,8 +182,8 @@ def run(
     2.956
     """
     settings = _settings(settings, options)
-    runner = _Run(settings, resolve_families(metrics), metrics is not None, progress, on_unit)
-    runner.on_loaded = on_loaded
+    runner = _Run(settings, resolve_families(metrics), metrics is not None, progress, on_unit,
+                  on_loaded)
     return runner.go(list(tokenizers) if tokenizers is not None else list(DEFAULT_TOKENIZERS),
                      list(suites) if suites is not None else list(DEFAULT_SUITES),
                      resume, _executor(executor, jobs, scheduler), RunState(state))
@@ -239,7 +239,8 @@ class _Run:
     """The state of one ``run()`` call."""
 
     def __init__(self, settings: Settings, families: list[str], explicit: bool,
-                 progress: Progress | None, on_unit: Callable[[Results], object] | None
+                 progress: Progress | None, on_unit: Callable[[Results], object] | None,
+                 on_loaded: Callable[[Mapping[str, Tokenizer]], object] | None = None
                  ) -> None:
         self.settings = settings
         self.families = families
@@ -248,7 +249,7 @@ class _Run:
         self.resume: Results | None = None
         self.notify: Progress = progress or ignore
         self.on_unit = on_unit
-        self.on_loaded: Callable[[Mapping[str, Tokenizer]], object] | None = None
+        self.on_loaded = on_loaded
         self.timings = Timings()
         self.wall0 = time.perf_counter()
         self.results = Results(meta=_meta(settings, families))

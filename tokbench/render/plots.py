@@ -242,20 +242,21 @@ def render_plots(results: Results, out_dir: str | Path, part: int = 0, parts: in
     back into report order)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    jobs = plot_jobs(results, out)
+    return draw_plots(plot_jobs(results, out), part, parts)
+
+
+def draw_plots(jobs: Sequence[functools.partial[Path | None]], part: int = 0, parts: int = 1
+               ) -> list[Path]:
+    """Run every ``parts``-th of ``jobs`` from the ``part``-th on; the files written."""
     written = [job() for k, job in enumerate(jobs) if k % parts == part]
     return [p for p in written if p is not None]
 
 
-def plot_order(results: Results, files: Iterable[Path]) -> list[Path]:
-    """``files`` drawn by ``render_plots`` parts, in the order one call would give."""
-    rank = {n: k for k, n in enumerate(plot_names(results))}
+def plot_order(jobs: Sequence[functools.partial[Path | None]], files: Iterable[Path]
+               ) -> list[Path]:
+    """``files`` drawn from ``jobs`` in parts, in the order one call would give."""
+    rank = {job.keywords["path"].name: k for k, job in enumerate(jobs)}
     return sorted(files, key=lambda f: rank.get(f.name, len(rank)))
-
-
-def plot_names(results: Results) -> list[str]:
-    """The file name of every plot ``render_plots`` may draw, in report order."""
-    return [job.keywords["path"].name for job in plot_jobs(results, Path("."))]
 
 
 def plot_jobs(results: Results, out: Path) -> list[functools.partial[Path | None]]:
