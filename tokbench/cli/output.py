@@ -77,14 +77,14 @@ def write_outputs(results: Results, out_dir: str | Path, plots: bool = True,
                   suites: Mapping[str, Any] | None = None) -> list[Path]:
     """Every file of a finished run; returns their paths.
 
-    ``results.csv`` and half the plots are made in a worker process while this one builds
-    the token viewer (``viewer.json``, from ``tokenizers`` and ``suites``, the run's own
-    loaded objects by name, or by loading the run's files again) and draws the other
-    half: two
-    independent halves of similar cost. ``background`` is for the command line: a spawned
-    worker imports ``__main__`` again, which a script without an ``if __name__ ==
-    "__main__"`` guard does not survive. Without it (``--jobs 1``), or when no worker can
-    start, everything is done in this process.
+    With ``background``, ``results.csv`` and half the plots are made in a worker process
+    while this one builds the token viewer (``viewer.json``, from ``tokenizers`` and
+    ``suites``, the run's own loaded objects by name, or by loading the run's files again)
+    and draws the other half: two independent halves of similar cost. ``background`` is for
+    the command line: a spawned worker imports ``__main__`` again, which a script without
+    an ``if __name__ == "__main__"`` guard does not survive. Without it (``--jobs 1``), with
+    fewer than ``MIN_PLOTS_FOR_WORKER`` plots, or when no worker can start, everything is
+    done in this process.
     """
     from tokbench.render.markdown import render_markdown
     from tokbench.render.plots import draw_plots, plot_jobs, plot_order
