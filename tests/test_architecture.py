@@ -14,7 +14,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "tokbench"
 #: layer or below (the package root's lazy public API may import anything)
 LAYERS = {
     "version": 0, "constants": 0, "errors": 0, "paths": 0, "environment": 0, "atomic": 0,
-    "registry": 0, "record": 0, "results": 0, "timing": 0, "events": 0, "hashing": 0,
+    "registry": 0, "record": 0, "results": 0, "jsontext": 0, "timing": 0, "events": 0, "hashing": 0,
     "adapters": 1, "suites": 1,
     "metrics": 2, "loading": 2,
     "engine": 3, "families": 3, "speed": 3, "training": 3, "parity": 3,

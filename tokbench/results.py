@@ -12,11 +12,13 @@ import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tokbench.constants import ALL, PIVOT
 from tokbench.errors import InputError
+from tokbench.jsontext import Encoded, dumps
 from tokbench.record import Failure, RunMeta
 
 if TYPE_CHECKING:
@@ -27,6 +29,22 @@ SCHEMA_VERSION = 1
 SIGNIFICANT_DIGITS = 6
 
 ROW_KEYS = ("tokenizer", "suite", "subset", "metric", "value")
+#: results.json's indentation, and how deep a row stands in it (top object, "rows" list)
+INDENT = 1
+ROW_LEVEL = 2
+
+_row_order = attrgetter("tokenizer", "suite", "subset", "metric")
+
+
+class _End:
+    """Marks where a container's items end in ``Row._parts``."""
+
+
+_END = _End()
+#: types whose objects never change: a row made of them (and of lists and dicts of them)
+#: keeps its JSON text until one of them is replaced
+_IMMUTABLE = frozenset({str, int, float, bool, type(None), _End})
+_CACHEABLE = _IMMUTABLE | {list, dict}
 
 
 def round_value(value: Any) -> Any:
@@ -57,10 +75,48 @@ class Row:
     metric: str
     value: float | int | None
     extra: dict[str, Any] = field(default_factory=dict)
+    #: (the objects the text was made of, their ids, the text): see ``json_text``
+    _text: tuple[tuple[Any, ...], tuple[int, ...], Encoded] | None = field(
+        default=None, init=False, repr=False, compare=False)
 
     @property
     def key(self) -> tuple[str, str, str, str]:
         return (self.tokenizer, self.suite, self.subset, self.metric)
+
+    def json_text(self) -> Encoded:
+        """``to_dict()`` as results.json writes it in its rows, made once: a checkpoint
+        writes results.json again and again, each row unchanged since the last write.
+
+        The text is reused while the row holds the same objects (ids, kept alive with it):
+        setting a field, or a key of ``extra``, makes it anew.
+        """
+        parts = self._parts()
+        if parts is not None and self._text is not None \
+                and self._text[1] == tuple(map(id, parts)):
+            return self._text[2]
+        text = Encoded(dumps(self.to_dict(), INDENT, ROW_LEVEL))
+        if parts is not None:
+            self._text = (parts, tuple(map(id, parts)), text)
+        return text
+
+    def _parts(self) -> tuple[Any, ...] | None:
+        """The objects this row's JSON is made of, or None when one could change in place
+        unseen (not a str, number, bool or None, nor a list or dict of them)."""
+        top = (self.tokenizer, self.suite, self.subset, self.metric, self.value,
+               *self.extra, *self.extra.values())
+        types = set(map(type, top))
+        if types <= _IMMUTABLE:
+            return top
+        if not types <= _CACHEABLE:
+            return None
+        inner: list[Any] = []
+        for v in self.extra.values():
+            if type(v) is list or type(v) is dict:
+                inner += v  # a dict: its keys, then its values
+                if type(v) is dict:
+                    inner += v.values()
+                inner.append(_END)  # where one container ends: lengths are part of it
+        return (*top, *inner) if set(map(type, inner)) <= _IMMUTABLE else None
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"tokenizer": self.tokenizer, "suite": self.suite,
@@ -104,7 +160,7 @@ class Results:
     failures: list[Failure] = field(default_factory=list)
 
     def sorted_rows(self) -> list[Row]:
-        return sorted(self.rows, key=lambda r: r.key)
+        return sorted(self.rows, key=_row_order)
 
     def value(self, tokenizer: str, suite: str, subset: str, metric: str) -> Any:
         """The value of one row, or KeyError."""
@@ -114,17 +170,23 @@ class Results:
         raise KeyError((tokenizer, suite, subset, metric))
 
     def to_dict(self) -> dict[str, Any]:
+        return self._document([r.to_dict() for r in self.sorted_rows()])
+
+    def to_json(self) -> str:
+        """results.json's text: ``json.dumps(self.to_dict(), ensure_ascii=False,
+        indent=1)`` and a newline, each row's part made once (``Row.json_text``)."""
+        rows = [r.json_text() for r in self.sorted_rows()]
+        return dumps(self._document(rows), INDENT) + "\n"
+
+    def _document(self, rows: list[Any]) -> dict[str, Any]:
         return {
             "schema": SCHEMA,
             "schema_version": SCHEMA_VERSION,
             "meta": _sort_keys(round_value(self.meta.to_dict())),
-            "rows": [r.to_dict() for r in self.sorted_rows()],
+            "rows": rows,
             "failures": [_sort_keys(f.to_dict())
                          for f in sorted(self.failures, key=lambda f: f.sort_key)],
         }
-
-    def to_json(self) -> str:
-        return json.dumps(self.to_dict(), ensure_ascii=False, indent=1) + "\n"
 
     def save(self, path: str | Path) -> Path:
         """Write ``results.json`` (``path`` is the file or its directory)."""
