@@ -66,6 +66,16 @@ def _flat_encoder(newline: str) -> Callable[[Any, int], Any]:
                       False, False, True)
 
 
+def _flat(o: Any, values: Any, indent: str, level: int) -> str | None:
+    """A non-empty dict or list ``o`` written by json's C encoder if its ``values`` are
+    all scalars, else None."""
+    if _C_ENCODER is None or not set(map(type, values)) <= _FLAT:
+        return None
+    inner = "\n" + indent * (level + 1)
+    text = "".join(_flat_encoder(inner)(o, 0))
+    return text[0] + inner + text[1:-1] + "\n" + indent * level + text[-1]
+
+
 def _scalar(value: Any) -> str:
     """A scalar of a subclass type as json writes it (its isinstance order)."""
     if isinstance(value, str):
@@ -111,16 +121,6 @@ class _Writer:
             self.newlines.append("\n" + self.indent * len(self.newlines))
         return self.newlines[level]
 
-    def write_flat(self, o: dict[Any, Any] | list[Any] | tuple[Any, ...], values: Any,
-                   level: int) -> bool:
-        """Write ``o`` with json's C encoder if its ``values`` are all scalars."""
-        if _C_ENCODER is None or not set(map(type, values)) <= _FLAT:
-            return False
-        text = "".join(_flat_encoder(self.newline(level + 1))(o, 0))
-        self.out.append(text[0] + self.newline(level + 1) + text[1:-1]
-                        + self.newline(level) + text[-1])
-        return True
-
     def value(self, o: Any, level: int) -> None:
         write = _SCALARS.get(type(o))
         if write is not None:
@@ -149,7 +149,9 @@ class _Writer:
         if not o:
             self.out.append(brackets)
             return
-        if self.write_flat(o, values, level):
+        flat = _flat(o, values, self.indent, level)
+        if flat is not None:
+            self.out.append(flat)
             return
         mark = self.enter(o)
         out, scalars = self.out, _SCALARS
@@ -179,6 +181,10 @@ def dumps(obj: Any, indent: int = 1, level: int = 0) -> str:
     indented that much more), to be placed there as an ``Encoded``. ``Encoded`` parts
     of ``obj`` are written as they are.
     """
+    if (type(obj) is dict or type(obj) is list) and obj:
+        flat = _flat(obj, obj.values() if type(obj) is dict else obj, " " * indent, level)
+        if flat is not None:
+            return flat
     writer = _Writer(" " * indent)
     writer.value(obj, level)
     return "".join(writer.out)

@@ -49,20 +49,28 @@ _CACHEABLE = _IMMUTABLE | {list, dict}
 
 def round_value(value: Any) -> Any:
     """Round floats to ``SIGNIFICANT_DIGITS`` significant digits; NaN/inf become None."""
-    if isinstance(value, bool) or value is None:
+    kind = type(value)
+    if kind is float:
+        return _round_float(value)
+    if kind is str or kind is int or kind is bool or value is None:
         return value
     if isinstance(value, float):
-        if not math.isfinite(value):
-            return None
-        if value == 0.0:
-            return 0.0
-        digits = SIGNIFICANT_DIGITS - math.floor(math.log10(abs(value))) - 1
-        return round(value, max(digits, 0)) if digits > 0 else float(round(value, digits))
+        return _round_float(value)
     if isinstance(value, dict):
         return {k: round_value(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [round_value(v) for v in value]
     return value
+
+
+def _round_float(value: float) -> float | None:
+    """``round_value`` of a float."""
+    if not math.isfinite(value):
+        return None
+    if value == 0.0:
+        return 0.0
+    digits = SIGNIFICANT_DIGITS - math.floor(math.log10(abs(value))) - 1
+    return round(value, max(digits, 0)) if digits > 0 else float(round(value, digits))
 
 
 @dataclass
