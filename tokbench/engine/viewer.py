@@ -115,8 +115,16 @@ class _Offsets:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.data = text.encode("utf-8", "surrogatepass")
-        self.index: list[int] = char_to_byte_offsets(text).tolist()
+        #: whether the text is valid UTF-8 (no lone surrogate): then the bytes between two
+        #: character boundaries decode to the characters between them
+        self.plain = True
+        try:
+            self.data = text.encode("utf-8")
+        except UnicodeEncodeError:
+            self.data = text.encode("utf-8", "surrogatepass")
+            self.plain = False
+        self.array = char_to_byte_offsets(text)
+        self.index: list[int] = self.array.tolist()
 
     def aligned(self, b: int) -> bool:
         k = bisect.bisect_left(self.index, b)
@@ -134,91 +142,209 @@ class _Offsets:
         return self.data[start:end].decode("utf-8", "replace")
 
 
-def _parts(off: _Offsets, bs: int, be: int) -> tuple[tuple[str, str], ...]:
-    """Display parts of bytes ``bs..be``: partial characters as hex bytes, whole ones as text."""
+#: the display part of each byte shown in hex
+_HEX_PARTS = [("hex", f"{b:02x}") for b in range(256)]
+
+
+def _parts(off: _Offsets, bs: int, be: int, head_end: int,
+           tail_start: int) -> tuple[tuple[str, str], ...]:
+    """Display parts of bytes ``bs..be``: partial characters as hex bytes, whole ones as text.
+
+    ``head_end``: where the first character starting at or after ``bs`` starts;
+    ``tail_start``: where the character holding byte ``be`` starts (or ``be`` itself).
+    """
     if be <= bs:
         return ()
-    head_end = off.index[off.char_ceil(bs)] if not off.aligned(bs) else bs
-    tail_start = off.index[off.char_floor(be)] if not off.aligned(be) else be
-    parts: list[tuple[str, str]] = []
+    data = off.data
     if head_end >= be or tail_start <= bs or head_end > tail_start:
         # every byte belongs to a character this token holds only part of
-        parts.extend(("hex", f"{b:02x}") for b in off.data[bs:be])
-        return tuple(parts)
-    parts.extend(("hex", f"{b:02x}") for b in off.data[bs:head_end])
+        return tuple(map(_HEX_PARTS.__getitem__, data[bs:be]))
+    parts = list(map(_HEX_PARTS.__getitem__, data[bs:head_end]))
     if tail_start > head_end:
         parts.append(("text", off.decode(head_end, tail_start)))
-    parts.extend(("hex", f"{b:02x}") for b in off.data[tail_start:be])
+    parts.extend(map(_HEX_PARTS.__getitem__, data[tail_start:be]))
     return tuple(parts)
+
+
+#: a display unit before any object is made: ``("gap", text)``, ``("token", i)`` or
+#: ``("group", first, stop, text, split)`` over the tokens ``first..stop-1``
+_Unit = tuple[Any, ...]
+
+
+@dataclass
+class _Placed:
+    """Every token of one text placed, as parallel lists (``TokenView``'s fields), and the
+    display units over them: what ``tokenize`` and the viewer's JSON are both made of
+    (with ``rows``, each token's ``_token_row`` instead of ``ids``, ``parts``, ``bytes``
+    and ``pieces``)."""
+
+    ids: list[int]
+    byte_start: list[int]
+    byte_end: list[int]
+    start: list[int]
+    end: list[int]
+    kinds: list[TokenKind] = field(default_factory=list)
+    parts: list[tuple[tuple[str, str], ...]] = field(default_factory=list)
+    bytes: list[bytes] = field(default_factory=list)
+    pieces: list[str] = field(default_factory=list)
+    units: list[_Unit] = field(default_factory=list)
+    rows: list[list[Any]] = field(default_factory=list)
+
+
+#: what ``_place`` keeps of a token id: its int, bytes, piece, and bytes as text (None:
+#: not UTF-8)
+_Known = tuple[int, bytes, str, str | None]
+
+
+def _known(tok: Tokenizer, token_id: Any) -> _Known:
+    data = tok.token_bytes(token_id)
+    piece = tok.token_str(token_id)
+    try:
+        utf: str | None = data.decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError:
+        utf = None
+    return int(token_id), data, piece, utf
+
+
+def _place(tok: Tokenizer, off: _Offsets, known: dict[Any, _Known],
+           rows: bool = False) -> _Placed:
+    """Encode ``off.text`` and place every token in it (``tokenize``, without its objects).
+
+    ``known`` keeps what each id is for the next text of the same tokenizer. ``rows``:
+    each token as its ``_token_row`` (the viewer's JSON), not as its fields.
+    """
+    import numpy as np
+
+    enc = tok.encode_with_spans(off.text)
+    if len(enc.ids) != len(enc.spans):
+        list(zip(enc.ids, enc.spans, strict=True))  # the ValueError it always was
+    n = len(off.data)
+    spans = np.array(enc.spans, dtype=np.int64).reshape(-1, 2)
+    bs = np.minimum(np.maximum(spans[:, 0], 0), n)
+    be = np.maximum(np.minimum(spans[:, 1], n), bs)
+    index = off.array
+    # every offset is at most n, index's last: each search finds a character boundary
+    ceil_bs, ceil_be = np.searchsorted(index, bs), np.searchsorted(index, be)
+    head_end = index[ceil_bs]  # the first character boundary at or after the start
+    tail_start = index[np.maximum(np.searchsorted(index, be, "right") - 1, 0)]
+    aligned = (head_end == bs) & (index[ceil_be] == be)
+    start = np.maximum(np.searchsorted(index, bs, "right") - 1, 0)
+    text, plain = off.text, off.plain
+    p = _Placed([], bs.tolist(), be.tolist(), start.tolist(),
+                np.maximum(start, ceil_be).tolist())
+    kinds, out = p.kinds, p.rows
+    for k, (tid, b0, b1, c0, c1, e, whole) in enumerate(zip(
+            enc.ids, p.byte_start, p.byte_end, p.start, ceil_be.tolist(), p.end,
+            aligned.tolist(), strict=True)):
+        got = known.get(tid)
+        if got is None:
+            got = known[tid] = _known(tok, tid)
+        token_id, tb, piece, utf = got
+        kind: TokenKind
+        parts: tuple[tuple[str, str], ...]
+        if b1 == b0:
+            kind, parts = "empty", ()
+        elif tb and not whole:
+            kind, parts = "partial", _parts(off, b0, b1, int(head_end[k]), int(tail_start[k]))
+        else:
+            kind = "text" if tb else "unknown"
+            shown = text[c0:c1] if whole and plain else off.decode(b0, b1)
+            if rows and tb:  # _row of most tokens, with what is known of the id
+                kinds.append(kind)
+                row: list[Any] = [token_id, c0, e, 0, shown]
+                if piece != shown:
+                    row += (None if shown == utf else hex_bytes(tb), piece)
+                elif shown != utf:
+                    row.append(hex_bytes(tb))
+                out.append(row)
+                continue
+            parts = (("text", shown),)
+        kinds.append(kind)
+        if rows:
+            out.append(_row(token_id, c0, e, kind, parts, tb, piece))
+        else:
+            p.ids.append(token_id)
+            p.parts.append(parts)
+            p.bytes.append(tb)
+            p.pieces.append(piece)
+    p.units = _units(off, bs, be, [k == "partial" for k in p.kinds])
+    return p
+
+
+def _units(off: _Offsets, bs: Any, be: Any, partial: Sequence[bool]) -> list[_Unit]:
+    """Tokens in display order (byte spans ``bs``/``be`` as arrays): gaps for text no token
+    covers, groups for runs of tokens that split characters between them."""
+    import numpy as np
+
+    index = off.array
+    n = len(off.data)
+    reach = np.maximum.accumulate(be) if len(be) else be  # how far the text is covered
+    at = np.minimum(np.searchsorted(index, reach), len(index) - 1)
+    closes = (index[at] == reach).tolist()  # the text covered up to a character boundary
+    reach_l, bs_l, be_l = reach.tolist(), bs.tolist(), be.tolist()
+    out: list[_Unit] = []
+    first = -1  # the open group's first token
+    group_start = pos = 0
+    for i, b0 in enumerate(bs_l):
+        if first < 0:
+            if b0 > pos:
+                out.append(("gap", off.decode(pos, b0)))
+            if partial[i]:
+                first, group_start = i, off.index[off.char_floor(b0)]
+            else:
+                out.append(("token", i))
+        pos = reach_l[i]
+        if first >= 0 and closes[i]:
+            out.append(_group(off, first, i + 1, group_start, pos, bs_l, be_l))
+            first = -1
+    if first >= 0:
+        out.append(_group(off, first, len(bs_l), group_start, off.index[off.char_ceil(pos)],
+                          bs_l, be_l))
+    elif pos < n:
+        out.append(("gap", off.decode(pos, n)))
+    return out
+
+
+def _group(off: _Offsets, first: int, stop: int, start: int, end: int, bs: list[int],
+           be: list[int]) -> _Unit:
+    """The group of tokens ``first..stop-1`` over bytes ``start..end``, with the characters
+    whose bytes fall in more than one of its tokens."""
+    cuts = {*bs[first:stop], *be[first:stop]}
+    index = off.index
+    split = "".join(off.text[k] for k in range(off.char_floor(start), off.char_ceil(end))
+                    if any(index[k] < b < index[k + 1] for b in cuts))
+    return ("group", first, stop, off.decode(start, end), split)
 
 
 def tokenize(tok: Tokenizer, text: str, name: str | None = None) -> Tokenization:
     """Encode ``text`` and place every token in it (see ``TokenView``, ``Segment``)."""
-    enc = tok.encode_with_spans(text)
-    off = _Offsets(text)
-    views: list[TokenView] = []
-    n = len(off.data)
-    for token_id, (bs, be) in zip(enc.ids, enc.spans, strict=True):
-        bs, be = max(0, min(bs, n)), max(0, min(be, n))
-        be = max(be, bs)
-        tb = tok.token_bytes(token_id)
-        aligned = off.aligned(bs) and off.aligned(be)
-        kind: TokenKind
-        if be == bs:
-            kind = "empty"
-        elif not tb:
-            kind = "unknown"
-        elif not aligned:
-            kind = "partial"
-        else:
-            kind = "text"
-        if kind == "partial":
-            parts = _parts(off, bs, be)
-        elif kind == "empty":
-            parts = ()
-        else:
-            parts = (("text", off.decode(bs, be)),)
-        views.append(TokenView(
-            id=int(token_id), piece=tok.token_str(token_id), bytes=tb,
-            start=off.char_floor(bs), end=max(off.char_floor(bs), off.char_ceil(be)),
-            byte_start=bs, byte_end=be, parts=parts, kind=kind))
-    return Tokenization(name or tok.name, text, views, segment(text, views))
+    p = _place(tok, _Offsets(text), {})
+    views = [TokenView(*fields) for fields in zip(p.ids, p.pieces, p.bytes, p.start, p.end,
+                                                   p.byte_start, p.byte_end, p.parts, p.kinds,
+                                                   strict=True)]
+    return Tokenization(name or tok.name, text, views, _segments(p.units, views))
 
 
 def segment(text: str, tokens: Sequence[TokenView]) -> list[Segment]:
     """Tokens in display order: gaps for text no token covers, groups for split characters."""
-    off = _Offsets(text)
-    out: list[Segment] = []
-    pos = 0
-    group: list[TokenView] = []
-    group_start = 0
+    import numpy as np
 
-    def close_group(end: int) -> None:
-        cuts = {b for t in group for b in (t.byte_start, t.byte_end)}
-        first, last = off.char_floor(group_start), off.char_ceil(end)
-        split = "".join(off.text[k] for k in range(first, last)
-                        if any(off.index[k] < b < off.index[k + 1] for b in cuts))
-        out.append(Segment("group", off.decode(group_start, end), tuple(group), split))
-        group.clear()
+    bs = np.array([t.byte_start for t in tokens], dtype=np.int64)
+    be = np.array([t.byte_end for t in tokens], dtype=np.int64)
+    units = _units(_Offsets(text), bs, be, [t.kind == "partial" for t in tokens])
+    return _segments(units, tokens)
 
-    for t in tokens:
-        bs, be = t.byte_start, t.byte_end
-        if not group and bs > pos:
-            out.append(Segment("gap", off.decode(pos, bs)))
-        if group:
-            group.append(t)
-        elif t.kind == "partial":
-            group.append(t)
-            group_start = off.index[off.char_floor(bs)]
+
+def _segments(units: list[_Unit], tokens: Sequence[TokenView]) -> list[Segment]:
+    """Display units as ``Segment`` objects of ``tokens``."""
+    out = []
+    for unit in units:
+        if unit[0] == "gap":
+            out.append(Segment("gap", unit[1]))
+        elif unit[0] == "token":
+            out.append(Segment("token", tokens=(tokens[unit[1]],)))
         else:
-            out.append(Segment("token", tokens=(t,)))
-        pos = max(pos, be)
-        if group and off.aligned(pos):
-            close_group(pos)
-    if group:
-        close_group(off.index[off.char_ceil(pos)])
-    elif pos < len(off.data):
-        out.append(Segment("gap", off.decode(pos, len(off.data))))
+            out.append(Segment("group", unit[3], tuple(tokens[unit[1]:unit[2]]), unit[4]))
     return out
 
 
@@ -273,13 +399,19 @@ def _token_row(t: TokenView) -> list[Any]:
     string]`` parts. ``hex`` is null when it is the UTF-8 of ``display``, ``piece``
     null when it equals ``display``; trailing nulls are left out (most tokens).
     """
-    display: Any = (t.parts[0][1] if len(t.parts) == 1 and t.parts[0][0] == "text" else
-                    "" if not t.parts else [[int(k == "hex"), s] for k, s in t.parts])
-    plain = isinstance(display, str) and t.kind == "text"
-    row: list[Any] = [t.id, t.start, t.end, KIND_CODES[t.kind], display,
-                      None if plain and t.bytes == display.encode("utf-8", "surrogatepass")
-                      else t.hex,
-                      None if plain and t.piece == display else t.piece]
+    return _row(t.id, t.start, t.end, t.kind, t.parts, t.bytes, t.piece)
+
+
+def _row(token_id: int, start: int, end: int, kind: TokenKind,
+         parts: tuple[tuple[str, str], ...], data: bytes, piece: str) -> list[Any]:
+    """``_token_row`` of a token given by its fields."""
+    display: Any = (parts[0][1] if len(parts) == 1 and parts[0][0] == "text" else
+                    "" if not parts else [[int(k == "hex"), s] for k, s in parts])
+    plain = kind == "text" and isinstance(display, str)
+    row: list[Any] = [token_id, start, end, KIND_CODES[kind], display,
+                      None if plain and data == display.encode("utf-8", "surrogatepass")
+                      else hex_bytes(data),
+                      None if plain and piece == display else piece]
     while row[-1] is None:
         row.pop()
     return row
@@ -298,6 +430,21 @@ def segments_json(tz: Tokenization) -> list[Any]:
             out.append({"g": seg.text, "s": seg.split,
                         "t": [_token_row(t) for t in seg.tokens]})
     return out
+
+
+def _placed_json(p: _Placed) -> dict[str, Any]:
+    """A sample's row of one tokenizer, ``{"n": tokens, "segs": segments_json}``, from
+    tokens placed with their rows."""
+    rows = p.rows
+    segs: list[Any] = []
+    for unit in p.units:
+        if unit[0] == "gap":
+            segs.append(unit[1])
+        elif unit[0] == "token":
+            segs.append(rows[unit[1]])
+        else:
+            segs.append({"g": unit[3], "s": unit[4], "t": rows[unit[1]:unit[2]]})
+    return {"n": len(rows), "segs": segs}
 
 
 def build_viewer(tokenizers: Mapping[str, Tokenizer], suites: Sequence[Suite], *,
@@ -319,25 +466,27 @@ def build_viewer(tokenizers: Mapping[str, Tokenizer], suites: Sequence[Suite], *
     order = list(names) if names is not None else list(tokenizers)
     out_suites: list[dict[str, Any]] = []
     notes_out = list(notes)
+    known: dict[str, dict[Any, _Known]] = {}  # each tokenizer's ids seen so far
     for suite in suites:
         wanted = (subsets or {}).get(suite.name)
         samples = []
         for subset, doc in sample_documents(suite, wanted, per_subset=per_subset,
                                             max_samples=max_samples):
             text, truncated = _cut(doc.text, max_chars)
+            off = _Offsets(text)
             rows: dict[str, Any] = {}
             for name in order:
                 tok = tokenizers.get(name)
                 if tok is None:
                     continue
                 try:
-                    tz = tokenize(tok, text, name)
+                    placed = _place(tok, off, known.setdefault(name, {}), rows=True)
                 except BaseException as e:  # one text a tokenizer raises on: not the page
                     if not tokenizer_raised(e):
                         raise
                     rows[name] = {"error": f"{type(e).__name__}: {first_line(e)}"}
                     continue
-                rows[name] = {"n": len(tz.tokens), "segs": segments_json(tz)}
+                rows[name] = _placed_json(placed)
             samples.append({"subset": subset, "doc_id": doc.id, "lang": doc.lang,
                             "text": text, "truncated": truncated, "rows": rows})
             if morphemes:
@@ -377,12 +526,12 @@ def _examples(tokenizers: Mapping[str, Tokenizer], order: list[str], langs: set[
     samples = []
     for lang in sorted(langs & set(EXAMPLES)):
         for k, text in enumerate(EXAMPLES[lang]):
+            off = _Offsets(text)
             sample: dict[str, Any] = {
                 "subset": lang, "doc_id": f"example-{k + 1}", "lang": lang, "text": text,
                 "truncated": False,
-                "rows": {n: {"n": len(tz.tokens), "segs": segments_json(tz)}
-                         for n in order if n in tokenizers
-                         for tz in [tokenize(tokenizers[n], text, n)]}}
+                "rows": {n: _placed_json(_place(tokenizers[n], off, {}, rows=True))
+                         for n in order if n in tokenizers}}
             _add_morph(sample, tokenizers, order, notes)
             samples.append(sample)
     return [{"name": "examples", "subset_by": "lang", "samples": samples}] if samples else []
