@@ -17,6 +17,7 @@ import os
 import statistics
 import subprocess
 import sys
+from pathlib import Path
 
 _CHILD = r"""
 import hashlib, sys, time
@@ -24,6 +25,8 @@ from tokbench.engine.viewer import viewer_from_results
 from tokbench.loading.loader import load_tokenizer
 from tokbench.results import Results, dumps_json
 from tokbench.suites import load_suite
+import tokbench
+assert tokbench.__file__.startswith(sys.argv[3]), tokbench.__file__
 results = Results.load(sys.argv[1])
 reps = int(sys.argv[2])
 toks, suites = {}, {}
@@ -64,8 +67,10 @@ def main() -> int:
     for _ in range(args.reps):
         for name, tree in trees.items():
             env = dict(os.environ, PYTHONPATH=tree) if tree else None
-            out = subprocess.run([sys.executable, "-c", _CHILD, args.results,
-                                  str(args.inner)], env=env,
+            # `python -c` puts the working directory first on sys.path: run it in the tree
+            out = subprocess.run([sys.executable, "-c", _CHILD, str(Path(args.results).resolve()),
+                                  str(args.inner), str(Path(tree or ".").resolve())],
+                                 env=env, cwd=tree or None,
                                  capture_output=True, text=True, check=True).stdout.split()
             wall, cpu = min(tuple(map(float, t.split("/"))) for t in out[:-2])
             times[name].append(wall)
