@@ -197,6 +197,7 @@ _Known = tuple[int, bytes, str, str | None]
 
 
 def _known(tok: Tokenizer, token_id: Any) -> _Known:
+    """What ``_place`` needs of a token id, asked of the tokenizer once per build."""
     data = tok.token_bytes(token_id)
     piece = tok.token_str(token_id)
     try:
