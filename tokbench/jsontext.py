@@ -56,6 +56,7 @@ _SCALARS: dict[type, Callable[[Any], str]] = {
 
 #: value types a container can hold to be written whole by json's C encoder
 _FLAT = frozenset(_SCALARS)
+_ENCODED = {Encoded}
 
 
 @functools.lru_cache(maxsize=64)
@@ -67,11 +68,14 @@ def _flat_encoder(newline: str) -> Callable[[Any, int], Any]:
 
 
 def _flat(o: Any, values: Any, indent: str, level: int) -> str | None:
-    """A non-empty dict or list ``o`` written by json's C encoder if its ``values`` are
-    all scalars, else None."""
-    if _C_ENCODER is None or not set(map(type, values)) <= _FLAT:
-        return None
+    """A non-empty dict or list ``o`` written whole if its ``values`` are all scalars (by
+    json's C encoder) or, in a list, all ``Encoded``; else None."""
+    kinds = set(map(type, values))
     inner = "\n" + indent * (level + 1)
+    if kinds == _ENCODED and not isinstance(o, dict):
+        return "[" + inner + ("," + inner).join(o) + "\n" + indent * level + "]"
+    if _C_ENCODER is None or not kinds <= _FLAT:
+        return None
     text = "".join(_flat_encoder(inner)(o, 0))
     return text[0] + inner + text[1:-1] + "\n" + indent * level + text[-1]
 
