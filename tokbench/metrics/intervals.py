@@ -297,7 +297,7 @@ class Estimator:
             if cov_all is None:
                 continue
             used += 1
-            cov = cov_all[np.ix_(idx, idx)]
+            cov = cov_all.take(idx, axis=0).take(idx, axis=1)
             if aux:
                 # ratio-to-size: unit i contributes w (z_i - r_h size_i), w = size_h / Σ size
                 ss = [int(s[i]) for i in idx]
