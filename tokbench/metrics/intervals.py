@@ -150,6 +150,11 @@ class Moments:
                            for h, v in d["strata"].items()})
 
 
+#: multiply-adds of one matrix product that OpenBLAS runs on one thread (measured: products
+#: of up to 4 × 65536 take the single-thread time whatever the machine's load)
+_BLAS_ONE_THREAD = 4 * 65536
+
+
 def _gram(rows: np.ndarray) -> np.ndarray:
     """Σ z zᵀ over ``rows``, exact: through BLAS while every product is below 2**53."""
     rows = np.asarray(rows, dtype=np.int64)
@@ -158,7 +163,16 @@ def _gram(rows: np.ndarray) -> np.ndarray:
     total = rows.sum(axis=0)
     if _peak(total) < 2 ** 26:  # every partial sum of products < 2**52: exact in float64
         f = rows.astype(np.float64)
-        return np.rint(f.T @ f).astype(np.int64)
+        k = f.shape[1]
+        # in blocks of rows small enough that the BLAS keeps each product on this thread
+        # (OpenBLAS, numpy's, spreads a larger one over every core: on a busy machine
+        # that costs 10-25 times the CPU of these small products); exact in any order
+        step = max(1, _BLAS_ONE_THREAD // max(k * k, 1))
+        out = np.zeros((k, k))
+        for i in range(0, f.shape[0], step):
+            block = f[i:i + step]
+            out += block.T @ block
+        return np.rint(out).astype(np.int64)
     if _peak(total) < 2 ** 31:
         return np.asarray(rows.T @ rows)
     obj = rows.astype(object)
