@@ -361,6 +361,10 @@ def test_gpt2_byte_table() -> None:
     ("##", {"continuing_prefix": "##"}, b"##"),
     ("hello", {"continuing_prefix": "##"}, b"hello"),
     ("hello</w>", {"end_of_word_suffix": "</w>"}, b"hello"),
+    # a character outside the byte table (a space, CJK): the piece is plain UTF-8 text
+    ("a b", {"byte_level": True}, b"a b"),
+    ("Ġ日本", {"byte_level": True}, "Ġ日本".encode()),
+    ("", {"byte_level": True}, b""),
 ])
 def test_piece_to_bytes(piece: str, rules: dict[str, object], expected: bytes) -> None:
     from tokbench.adapters.hf_tokenizers import PieceRules, piece_to_bytes

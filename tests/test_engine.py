@@ -21,7 +21,13 @@ from tokbench.engine.runner import run
 from tokbench.engine.work import ShardTask
 from tokbench.errors import InputError
 from tokbench.metrics import METRICS, metric_info
-from tokbench.metrics.stats import FailureExample, SubsetStats, UnitStats, merge_histograms
+from tokbench.metrics.stats import (
+    FailureExample,
+    SubsetStats,
+    UnitStats,
+    histogram,
+    merge_histograms,
+)
 from tokbench.record import Failure
 from tokbench.results import Results
 from tokbench.suites import load_suite
@@ -119,6 +125,12 @@ def test_merging_statistics_is_addition_in_any_order() -> None:
                                                 "shard": 1, "pos": 0}
     ids, counts = merge_histograms((np.array([3]), np.array([2])), (np.array([3]), np.array([5])))
     assert ids.tolist() == [3] and counts.tolist() == [7]
+    # a few ids of a large vocabulary: sorted, never a dense array over the whole range
+    hist = histogram(np.array([200_000, 7, 200_000, 150_001]))
+    assert hist[0].tolist() == [7, 150_001, 200_000] and hist[1].tolist() == [1, 1, 2]
+    ids, counts = merge_histograms(hist, (np.array([7, 9]), np.array([4, 1])))
+    assert ids.tolist() == [7, 9, 150_001, 200_000] and counts.tolist() == [5, 1, 1, 2]
+    assert ids.dtype == counts.dtype == np.int64
 
 
 def test_process_pool_gives_the_same_rows_as_one_process() -> None:

@@ -13,6 +13,7 @@ from tokbench.engine.runner import run
 from tokbench.metrics.intervals import (
     MIN_UNITS,
     Design,
+    Estimator,
     Moments,
     paired_interval,
     ratio_interval,
@@ -113,6 +114,25 @@ def test_ratio_interval_matches_cochran_and_merges_by_addition() -> None:
     sampled = ratio_interval(merged, ["a"], ["b"], Design({"": 0.1}))
     lo, hi = _cochran(a.astype(float), b.astype(float), f=0.1)
     assert sampled is not None and sampled.low == pytest.approx(lo, rel=1e-12)
+
+
+def test_moments_of_many_units_are_exact_and_one_estimator_serves_every_row() -> None:
+    # 70 variables x 500 units: Σ z zᵀ is summed over several blocks of rows
+    rng = np.random.default_rng(3)
+    rows = rng.integers(0, 1000, (500, 70))
+    names = [f"v{i}" for i in range(70)]
+    m = Moments.of_units(names, rows, [""] * 500)
+    exact = rows.astype(object).T.dot(rows.astype(object))
+    assert m.strata[""].g.tolist() == exact.tolist()
+    est = Estimator(m, Design())
+    for i in range(0, 68, 7):
+        one = ratio_interval(m, [names[i]], [names[i + 1]], Design())
+        assert est.ratio([names[i]], [names[i + 1]]) == one
+        assert one is not None and one.value == rows[:, i].sum() / rows[:, i + 1].sum()
+        pair = paired_interval(m, [names[i]], [names[i + 1]], [names[i + 2]], [names[i + 1]],
+                               Design())
+        assert est.paired([names[i]], [names[i + 1]], [names[i + 2]], [names[i + 1]]) == pair
+    assert est.ratio(["v0"], ["nope"]) is None
 
 
 def test_stratified_interval_by_hand() -> None:

@@ -76,6 +76,15 @@ def unicode_to_bytes() -> dict[str, int]:
     return {c: b for b, c in bytes_to_unicode().items()}
 
 
+@lru_cache(maxsize=1)
+def _byte_level_translation() -> dict[int, int]:
+    """``str.translate`` table: a character of ``bytes_to_unicode`` becomes the code point
+    of its byte (so Latin-1 encodes it); any other below U+0100 becomes U+0100, which
+    Latin-1 cannot encode, as cannot any character left above it."""
+    table = {ord(c): b for c, b in unicode_to_bytes().items()}
+    return {**{x: 0x100 for x in range(256)}, **table}
+
+
 @dataclass(frozen=True)
 class PieceRules:
     """How a tokenizer spells the bytes of its pieces (see the module docstring)."""
@@ -113,9 +122,10 @@ def piece_to_bytes(piece: str, rules: PieceRules) -> bytes:
             and len(piece) > len(rules.end_of_word_suffix):
         piece = piece[:-len(rules.end_of_word_suffix)]
     if rules.byte_level:
-        table = unicode_to_bytes()
-        if all(c in table for c in piece):
-            return bytes(table[c] for c in piece)
+        try:  # every character one of the table's: each is a byte
+            return piece.translate(_byte_level_translation()).encode("latin-1")
+        except UnicodeEncodeError:
+            pass
     for old, new in rules.replacements:
         piece = piece.replace(old, new)
     return piece.encode("utf-8")

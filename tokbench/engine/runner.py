@@ -42,7 +42,7 @@ from tokbench.families import Family, run_families
 from tokbench.metrics import metrics_of, resolve_families
 from tokbench.metrics.base import MetricContext
 from tokbench.metrics.compute import metric_rows
-from tokbench.metrics.confidence import add_intervals, add_paired, moment_stats
+from tokbench.metrics.confidence import add_confidence, moment_stats
 from tokbench.metrics.intervals import Design
 from tokbench.metrics.stats import UnitStats
 from tokbench.record import Failure, RunError, RunMeta, SuiteInfo, TokenizerInfo
@@ -572,8 +572,7 @@ class _Run:
                 moments[subset] = m
         infos = {m.name: m for m in metrics_of(plan.families)}
         design = _design(plan.suite)
-        add_intervals(rows, moments, infos, design, level)
-        add_paired(rows, moments, infos, design, level, self.settings.reference)
+        add_confidence(rows, moments, infos, design, level, self.settings.reference)
         self.timings.intervals += time.perf_counter() - t0
 
     def _describe_suite(self, plan: _Plan) -> None:

@@ -88,8 +88,9 @@ class TokenTable:
         new = np.unique(ids[~self.known[ids]]).tolist()
         if not new:
             return
-        token_bytes = self.token_bytes
+        token_bytes = self.tokenizer.token_bytes
         pieces = [token_bytes(t) for t in new]
+        self._bytes.update(zip(new, pieces, strict=True))
         self.length[new] = [len(b) for b in pieces]
         self.start[new] = len(self._flat) + np.concatenate(
             [[0], np.cumsum(self.length[new])[:-1]])

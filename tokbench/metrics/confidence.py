@@ -19,10 +19,9 @@ from tokbench.metrics.base import MetricInfo
 from tokbench.metrics.intervals import (
     MIN_UNITS,
     Design,
+    Estimator,
     Interval,
     Moments,
-    paired_interval,
-    ratio_interval,
     var_name,
 )
 from tokbench.metrics.stats import COLLECTORS, STAT_COLLECTOR
@@ -46,22 +45,42 @@ def _vars(tokenizer: str, stats: Sequence[str]) -> list[str]:
     return [var_name(tokenizer, s) for s in stats]
 
 
+def add_confidence(rows: Sequence[Row], moments: Mapping[str, Moments],
+                   metrics: Mapping[str, MetricInfo], design: Design, level: float,
+                   reference: str | None = None) -> None:
+    """``add_intervals`` then ``add_paired``, on one estimator per subset (what the
+    intervals of a subset share is worked out once for both)."""
+    estimators = _estimators(moments, design)
+    _add_intervals(rows, estimators, metrics, design, level)
+    _add_paired(rows, estimators, metrics, level, reference)
+
+
 def add_intervals(rows: Sequence[Row], moments: Mapping[str, Moments],
                   metrics: Mapping[str, MetricInfo], design: Design, level: float) -> None:
     """Give each ratio row of ``rows`` its interval (in place); ``moments`` by subset."""
+    _add_intervals(rows, _estimators(moments, design), metrics, design, level)
+
+
+def _add_intervals(rows: Sequence[Row], estimators: Mapping[str, Estimator],
+                   metrics: Mapping[str, MetricInfo], design: Design, level: float) -> None:
     for row in rows:
         info = metrics.get(row.metric)
-        m = moments.get(row.subset)
-        if info is None or info.ratio is None or m is None or row.value is None:
+        est = estimators.get(row.subset)
+        if info is None or info.ratio is None or est is None or row.value is None:
             continue
-        iv = ratio_interval(m, _vars(row.tokenizer, info.ratio[0]),
-                            _vars(row.tokenizer, info.ratio[1]), design, level)
+        iv = est.ratio(_vars(row.tokenizer, info.ratio[0]), _vars(row.tokenizer, info.ratio[1]),
+                       level)
         if iv is None:
             continue
         if design.stratified:
             # strata read in different shares: each stratum's sums weigh 1 / f_h
             row.value = iv.value
         row.extra.update(interval_extra(iv, float(row.value), design))
+
+
+def _estimators(moments: Mapping[str, Moments], design: Design) -> dict[str, Estimator]:
+    """One estimator per subset: what its rows' intervals share is worked out once."""
+    return {subset: Estimator(m, design) for subset, m in moments.items()}
 
 
 def interval_extra(iv: Interval, value: float, design: Design) -> dict[str, object]:
@@ -79,6 +98,12 @@ def add_paired(rows: Sequence[Row], moments: Mapping[str, Moments],
                reference: str | None = None) -> None:
     """Compare every tokenizer with the reference on the same units (in place): the
     subset's best for the metric, or ``reference`` where it has the row."""
+    _add_paired(rows, _estimators(moments, design), metrics, level, reference)
+
+
+def _add_paired(rows: Sequence[Row], estimators: Mapping[str, Estimator],
+                metrics: Mapping[str, MetricInfo], level: float, reference: str | None
+                ) -> None:
     groups: dict[tuple[str, str], dict[str, Row]] = {}
     for row in rows:
         info = metrics.get(row.metric)
@@ -87,17 +112,17 @@ def add_paired(rows: Sequence[Row], moments: Mapping[str, Moments],
         groups.setdefault((row.subset, row.metric), {})[row.tokenizer] = row
     for (subset, metric), by_tok in groups.items():
         info = metrics[metric]
-        m = moments.get(subset)
+        est = estimators.get(subset)
         assert info.ratio is not None
         ref = _reference(by_tok, info, reference)
-        if m is None or ref is None or len(by_tok) < 2:
+        if est is None or ref is None or len(by_tok) < 2:
             continue
         num, den = info.ratio
         for tok, row in by_tok.items():
             if tok == ref:
                 continue
-            iv = paired_interval(m, _vars(tok, num), _vars(tok, den), _vars(ref, num),
-                                 _vars(ref, den), design, level)
+            iv = est.paired(_vars(tok, num), _vars(tok, den), _vars(ref, num), _vars(ref, den),
+                            level)
             if iv is None:
                 continue
             extra: dict[str, object] = {"vs": ref, "vs_ratio": iv.value}
@@ -125,12 +150,12 @@ def widest_relative(moments: Moments, tokenizers: Sequence[str], metrics: Iterab
     """The largest relative half-width of the ratio ``metrics`` of ``tokenizers`` (each
     defined one; 0 for a ratio that is 0 with no spread); None if one has too few units."""
     worst = 0.0
+    est = Estimator(moments, design)
     for info in metrics:
         if info.ratio is None:
             continue
         for tok in tokenizers:
-            iv = ratio_interval(moments, _vars(tok, info.ratio[0]), _vars(tok, info.ratio[1]),
-                                design, level)
+            iv = est.ratio(_vars(tok, info.ratio[0]), _vars(tok, info.ratio[1]), level)
             if iv is None:
                 continue  # not measured, or nothing to divide by
             if iv.half_width is None:

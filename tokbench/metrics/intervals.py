@@ -150,6 +150,11 @@ class Moments:
                            for h, v in d["strata"].items()})
 
 
+#: multiply-adds of one matrix product that OpenBLAS runs on one thread (measured: products
+#: of up to 4 × 65536 take the single-thread time whatever the machine's load)
+_BLAS_ONE_THREAD = 4 * 65536
+
+
 def _gram(rows: np.ndarray) -> np.ndarray:
     """Σ z zᵀ over ``rows``, exact: through BLAS while every product is below 2**53."""
     rows = np.asarray(rows, dtype=np.int64)
@@ -158,7 +163,16 @@ def _gram(rows: np.ndarray) -> np.ndarray:
     total = rows.sum(axis=0)
     if _peak(total) < 2 ** 26:  # every partial sum of products < 2**52: exact in float64
         f = rows.astype(np.float64)
-        return np.rint(f.T @ f).astype(np.int64)
+        k = f.shape[1]
+        # in blocks of rows small enough that the BLAS keeps each product on this thread
+        # (OpenBLAS, numpy's, spreads a larger one over every core: on a busy machine
+        # that costs 10-25 times the CPU of these small products); exact in any order
+        step = max(1, _BLAS_ONE_THREAD // max(k * k, 1))
+        out = np.zeros((k, k))
+        for i in range(0, f.shape[0], step):
+            block = f[i:i + step]
+            out += block.T @ block
+        return np.rint(out).astype(np.int64)
     if _peak(total) < 2 ** 31:
         return np.asarray(rows.T @ rows)
     obj = rows.astype(object)
@@ -240,15 +254,150 @@ class Interval:
         return None if hw is None or not self.value else hw / abs(self.value)
 
 
-def totals(m: Moments, variables: Sequence[str], design: Design) -> np.ndarray:
-    """Estimated totals of ``variables``: expanded by 1 / f_h in a sample, or by
-    size_h / Σsize where the strata's sizes are known."""
-    idx = [m.names.index(v) for v in variables]
-    out = np.zeros(len(idx))
-    for h, sm in m.strata.items():
-        w = _weight(design, h, sm, m)
-        out += w * np.asarray([float(sm.s[i]) for i in idx])
-    return out
+Group = tuple[int, float | None, float | None, np.ndarray, np.ndarray]
+
+
+class Estimator:
+    """Estimates and intervals on one (suite, subset)'s moments under ``design``.
+
+    What every estimate shares is worked out once: the strata pooled (``_collapse``),
+    their weighted sums, and their centred cross products scaled to covariances (exact
+    integers, then floats: no cancellation). An estimate then only picks its variables,
+    so the many rows of a subset cost little more than one. The arithmetic per element
+    is that of computing each estimate alone."""
+
+    def __init__(self, m: Moments, design: Design) -> None:
+        self.m = m
+        self.design = design
+        self.pos = {name: i for i, name in enumerate(m.names)}
+        self._weighted: list[np.ndarray] | None = None
+        self._groups: list[tuple[Group, np.ndarray | None]] | None = None
+
+    def has(self, variables: Sequence[str]) -> bool:
+        return all(v in self.pos for v in variables)
+
+    def totals(self, variables: Sequence[str]) -> np.ndarray:
+        """Estimated totals of ``variables``: expanded by 1 / f_h in a sample, or by
+        size_h / Σsize where the strata's sizes are known."""
+        if self._weighted is None:
+            self._weighted = [
+                _weight(self.design, h, sm, self.m) * _as_float(sm.s)
+                for h, sm in self.m.strata.items()]
+        idx = [self.pos[v] for v in variables]
+        out = np.zeros(len(idx))
+        for w in self._weighted:
+            out += w[idx]
+        return out
+
+    def _covariances(self) -> list[tuple[Group, np.ndarray | None]]:
+        """Each pooled stratum with the covariance of all variables (None: < 2 units)."""
+        if self._groups is None:
+            self._groups = [(grp, _covariance(grp[0], grp[3], grp[4]) if grp[0] >= 2 else None)
+                            for grp in _collapse(self.m, self.design)]
+        return self._groups
+
+    def variance(self, grad: Mapping[str, float]) -> tuple[float, int, int]:
+        """v(θ) for the gradient ``grad`` (variable -> ∂g/∂T at the estimate); also the
+        units and the degrees of freedom (Σ n_h − strata used)."""
+        names = list(grad)
+        aux = self.design.size is not None and SIZE in self.pos
+        idx = [self.pos[v] for v in names] + ([self.pos[SIZE]] if aux else [])
+        gvec = np.asarray([grad[v] for v in names], dtype=np.float64)
+        var = 0.0
+        units = 0
+        used = 0
+        for (n, f, size, s, _), cov_all in self._covariances():
+            units += n
+            if cov_all is None:
+                continue
+            used += 1
+            cov = cov_all.take(idx, axis=0).take(idx, axis=1)
+            if aux:
+                # ratio-to-size: unit i contributes w (z_i - r_h size_i), w = size_h / Σ size
+                ss = [int(s[i]) for i in idx]
+                span = float(ss[-1])
+                w = (size or 0.0) / span if span else 0.0
+                r = np.asarray(ss[:-1], dtype=np.float64) / span if span else 0 * gvec
+                coef = np.append(w * gvec, -w * float(gvec @ r))
+            else:
+                coef = gvec / f if f else gvec
+            q = float(coef @ cov @ coef)
+            if f is None:
+                var += n * q
+            elif f > 0:
+                var += n * (1 - min(f, 1.0)) * q
+        return max(var, 0.0), units, units - used
+
+    def ratio(self, num: Sequence[str], den: Sequence[str], level: float = DEFAULT_LEVEL
+              ) -> Interval | None:
+        """Σ num / Σ den (each a list of variables, summed) with its interval; None when
+        the denominator is 0 or a variable is missing."""
+        if not self.has((*num, *den)):
+            return None
+        tot = dict(zip([*num, *den], self.totals([*num, *den]), strict=True))
+        a = float(sum(tot[v] for v in dict.fromkeys(num)))
+        b = float(sum(tot[v] for v in dict.fromkeys(den)))
+        if not b:
+            return None
+        r = a / b
+        grad: dict[str, float] = {}
+        for v in num:
+            grad[v] = grad.get(v, 0.0) + 1 / b
+        for v in den:
+            grad[v] = grad.get(v, 0.0) - r / b
+        return self._interval(grad, r, level, log=False)
+
+    def paired(self, num_a: Sequence[str], den_a: Sequence[str], num_b: Sequence[str],
+               den_b: Sequence[str], level: float = DEFAULT_LEVEL) -> Interval | None:
+        """(Σ num_a / Σ den_a) / (Σ num_b / Σ den_b) on the same units with its interval
+        (on the log scale, so the interval of a ratio stays positive)."""
+        variables = list(dict.fromkeys((*num_a, *den_a, *num_b, *den_b)))
+        if not self.has(variables):
+            return None
+        tot = dict(zip(variables, self.totals(variables), strict=True))
+        parts = [float(sum(tot[v] for v in dict.fromkeys(vs)))
+                 for vs in (num_a, den_a, num_b, den_b)]
+        if not all(parts):
+            return None
+        value = (parts[0] / parts[1]) / (parts[2] / parts[3])
+        grad: dict[str, float] = {}
+        for vs, total, sign in zip((num_a, den_a, num_b, den_b), parts, (1, -1, -1, 1),
+                                   strict=True):
+            for v in dict.fromkeys(vs):
+                grad[v] = grad.get(v, 0.0) + sign / total
+        return self._interval(grad, value, level, log=True)
+
+    def _interval(self, grad: Mapping[str, float], value: float, level: float, log: bool
+                  ) -> Interval:
+        var, units, df = self.variance(grad)
+        if units < MIN_UNITS or df < 1:
+            return Interval(float(value), None, None, units, level)
+        value = float(value)
+        se = math.sqrt(var)
+        half = t_quantile(level, df) * se
+        if log:
+            return Interval(value, value * math.exp(-half), value * math.exp(half), units,
+                            level, se * value)
+        return Interval(value, value - half, value + half, units, level, se)
+
+
+def _as_float(a: np.ndarray) -> np.ndarray:
+    """Integer sums as float64, each rounded to nearest as ``float(int)`` does."""
+    if a.dtype == object:
+        return np.asarray([float(x) for x in a.ravel()], dtype=np.float64).reshape(a.shape)
+    return a.astype(np.float64)
+
+
+def _covariance(n: int, s: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """(n Σzzᵀ − Σz Σzᵀ) / (n (n − 1)): the centred cross products exactly in integers
+    (int64 where no product can overflow, else Python integers), then scaled."""
+    if s.dtype != object and g.dtype != object and _peak(s) < 2 ** 31 \
+            and _peak(g) < _SAFE // max(n, 1):
+        numer = g * n - np.outer(s, s)
+    else:
+        so = s.astype(object)
+        numer = g.astype(object) * n - np.outer(so, so)
+    return _as_float(numer) / (n * (n - 1))
 
 
 def _weight(design: Design, h: str, sm: StratumMoments, m: Moments) -> float:
@@ -259,43 +408,15 @@ def _weight(design: Design, h: str, sm: StratumMoments, m: Moments) -> float:
     return 1.0 if f is None or f <= 0 else 1.0 / f
 
 
+def totals(m: Moments, variables: Sequence[str], design: Design) -> np.ndarray:
+    """Estimated totals of ``variables`` (see ``Estimator.totals``)."""
+    return Estimator(m, design).totals(variables)
+
+
 def linearized_variance(m: Moments, grad: Mapping[str, float], design: Design
                         ) -> tuple[float, int, int]:
-    """v(θ) for the gradient ``grad`` (variable -> ∂g/∂T at the estimate); also the
-    units and the degrees of freedom (Σ n_h − strata used)."""
-    names = list(grad)
-    aux = design.size is not None and SIZE in m.names
-    idx = [m.names.index(v) for v in names] + ([m.names.index(SIZE)] if aux else [])
-    gvec = np.asarray([grad[v] for v in names], dtype=np.float64)
-    var = 0.0
-    units = 0
-    used = 0
-    for n, f, size, s, g in _collapse(m, design):
-        units += n
-        if n < 2:
-            continue
-        used += 1
-        # centred cross products, exactly in integers, then scaled: no cancellation
-        ss = [int(s[i]) for i in idx]
-        cov = np.asarray([[(int(g[i, j]) * n - ss[a] * ss[b]) for b, j in enumerate(idx)]
-                          for a, i in enumerate(idx)], dtype=np.float64) / (n * (n - 1))
-        if aux:
-            # ratio-to-size: unit i contributes w (z_i - r_h size_i), w = size_h / Σ size
-            span = float(ss[-1])
-            w = (size or 0.0) / span if span else 0.0
-            r = np.asarray(ss[:-1], dtype=np.float64) / span if span else 0 * gvec
-            coef = np.append(w * gvec, -w * float(gvec @ r))
-        else:
-            coef = gvec / f if f else gvec
-        q = float(coef @ cov @ coef)
-        if f is None:
-            var += n * q
-        elif f > 0:
-            var += n * (1 - min(f, 1.0)) * q
-    return max(var, 0.0), units, units - used
-
-
-Group = tuple[int, float | None, float | None, np.ndarray, np.ndarray]
+    """v(θ), the units and the degrees of freedom (see ``Estimator.variance``)."""
+    return Estimator(m, design).variance(grad)
 
 
 def _collapse(m: Moments, design: Design) -> list[Group]:
@@ -329,55 +450,14 @@ def t_quantile(level: float, df: int) -> float:
 
 def ratio_interval(m: Moments, num: Sequence[str], den: Sequence[str], design: Design,
                    level: float = DEFAULT_LEVEL) -> Interval | None:
-    """Σ num / Σ den (each a list of variables, summed) with its interval; None when the
-    denominator is 0 or a variable is missing."""
-    if any(v not in m.names for v in (*num, *den)):
-        return None
-    tot = dict(zip([*num, *den], totals(m, [*num, *den], design), strict=True))
-    a = float(sum(tot[v] for v in dict.fromkeys(num)))
-    b = float(sum(tot[v] for v in dict.fromkeys(den)))
-    if not b:
-        return None
-    r = a / b
-    grad: dict[str, float] = {}
-    for v in num:
-        grad[v] = grad.get(v, 0.0) + 1 / b
-    for v in den:
-        grad[v] = grad.get(v, 0.0) - r / b
-    return _interval(m, grad, design, r, level, log=False)
+    """Σ num / Σ den with its interval (see ``Estimator.ratio``; build one ``Estimator``
+    for many estimates on the same moments)."""
+    return Estimator(m, design).ratio(num, den, level)
 
 
 def paired_interval(m: Moments, num_a: Sequence[str], den_a: Sequence[str],
                     num_b: Sequence[str], den_b: Sequence[str], design: Design,
                     level: float = DEFAULT_LEVEL) -> Interval | None:
-    """(Σ num_a / Σ den_a) / (Σ num_b / Σ den_b) on the same units with its interval
-    (on the log scale, so the interval of a ratio stays positive)."""
-    variables = list(dict.fromkeys((*num_a, *den_a, *num_b, *den_b)))
-    if any(v not in m.names for v in variables):
-        return None
-    tot = dict(zip(variables, totals(m, variables, design), strict=True))
-    parts = [float(sum(tot[v] for v in dict.fromkeys(vs)))
-             for vs in (num_a, den_a, num_b, den_b)]
-    if not all(parts):
-        return None
-    value = (parts[0] / parts[1]) / (parts[2] / parts[3])
-    grad: dict[str, float] = {}
-    for vs, total, sign in zip((num_a, den_a, num_b, den_b), parts, (1, -1, -1, 1),
-                               strict=True):
-        for v in dict.fromkeys(vs):
-            grad[v] = grad.get(v, 0.0) + sign / total
-    return _interval(m, grad, design, value, level, log=True)
-
-
-def _interval(m: Moments, grad: Mapping[str, float], design: Design, value: float,
-              level: float, log: bool) -> Interval:
-    var, units, df = linearized_variance(m, grad, design)
-    if units < MIN_UNITS or df < 1:
-        return Interval(float(value), None, None, units, level)
-    value = float(value)
-    se = math.sqrt(var)
-    half = t_quantile(level, df) * se
-    if log:
-        return Interval(value, value * math.exp(-half), value * math.exp(half), units, level,
-                        se * value)
-    return Interval(value, value - half, value + half, units, level, se)
+    """(Σ num_a / Σ den_a) / (Σ num_b / Σ den_b) with its interval (see
+    ``Estimator.paired``)."""
+    return Estimator(m, design).paired(num_a, den_a, num_b, den_b, level)

@@ -115,23 +115,43 @@ class SubsetStats:
 
 def merge_histograms(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]
                      ) -> tuple[np.ndarray, np.ndarray]:
-    """Sum two sparse histograms (sorted unique ids, counts); linear in the id range,
-    no sorting (ids are vocabulary ids, so the range is the vocabulary)."""
+    """Sum two sparse histograms (sorted unique ids, counts): through a dense array over
+    the id range (the vocabulary) when they fill much of it, else through their union."""
     if not a[0].size:
         return b
     if not b[0].size:
         return a
-    dense = np.zeros(int(max(a[0][-1], b[0][-1])) + 1, dtype=np.int64)
+    top = int(max(a[0][-1], b[0][-1])) + 1
+    if (a[0].size + b[0].size) * _SPARSE < top:
+        ids = _distinct(np.sort(np.concatenate([a[0], b[0]])))[0]
+        counts = np.zeros(ids.size, dtype=np.int64)
+        counts[np.searchsorted(ids, a[0])] += a[1]
+        counts[np.searchsorted(ids, b[0])] += b[1]
+        return ids, counts
+    dense = np.zeros(top, dtype=np.int64)
     dense[a[0]] += a[1]
     dense[b[0]] += b[1]
     ids = np.flatnonzero(dense)
     return ids.astype(np.int64), dense[ids]
 
 
+#: a histogram of fewer ids than its id range over this is built by sorting, not densely
+_SPARSE = 16
+
+
+def _distinct(ordered: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of a sorted non-empty array and how often each occurs."""
+    first = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+    counts = np.diff(np.append(first, ordered.size))
+    return ordered[first].astype(np.int64), counts.astype(np.int64)
+
+
 def histogram(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Sparse histogram of token ids: (sorted distinct ids, their counts)."""
     if not ids.size:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    if ids.size * _SPARSE < int(ids.max()) + 1:  # a few tokens of a large vocabulary
+        return _distinct(np.sort(ids))
     dense = np.bincount(ids)
     nz = np.flatnonzero(dense)
     return nz.astype(np.int64), dense[nz].astype(np.int64)

@@ -10,10 +10,12 @@ too few samples lie above the percentile to bound it, e.g. p99 of fewer than ~46
 
 from __future__ import annotations
 
+import functools
 import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 Z95 = 1.959963984540054
 
@@ -49,8 +51,9 @@ def quantile_ci(sorted_xs: Sequence[float], q: float, z: float = Z95
 def median_ci(xs: Sequence[float], resamples: int = 1000, seed: int = 0
               ) -> tuple[float, float]:
     """95% percentile-bootstrap interval of the median (seeded: the same samples give
-    the same interval). Resampled in one array operation: a run calls this for every
-    throughput row after every sample, so it must cost far less than the timing."""
+    the same interval). Resampled in one array operation over draws made once per sample
+    count: a run calls this for every throughput row after every sample, so it must cost
+    far less than the timing."""
     if not xs:
         raise ValueError("median interval of no samples")
     if len(xs) == 1:
@@ -58,12 +61,19 @@ def median_ci(xs: Sequence[float], resamples: int = 1000, seed: int = 0
     import numpy as np
 
     ordered = np.sort(np.asarray(xs, dtype=float))
-    n = ordered.size
-    # indexes into the sorted samples, sorted per resample: the middle ones are its median
-    draws = np.sort(np.random.default_rng(seed).integers(0, n, size=(resamples, n)), axis=1)
-    meds = np.sort((ordered[draws[:, (n - 1) // 2]] + ordered[draws[:, n // 2]]) / 2)
-    sorted_meds = meds.tolist()
+    low, high = _median_draws(ordered.size, resamples, seed)
+    sorted_meds = np.sort((ordered[low] + ordered[high]) / 2).tolist()
     return quantile(sorted_meds, 0.025), quantile(sorted_meds, 0.975)
+
+
+@functools.lru_cache(maxsize=64)
+def _median_draws(n: int, resamples: int, seed: int) -> tuple[Any, Any]:
+    """For each of ``resamples`` seeded resamples of ``n`` sorted samples, the indexes of
+    its two middle order statistics (equal when ``n`` is odd): their mean is its median."""
+    import numpy as np
+
+    draws = np.sort(np.random.default_rng(seed).integers(0, n, size=(resamples, n)), axis=1)
+    return draws[:, (n - 1) // 2].copy(), draws[:, n // 2].copy()
 
 
 def iqr_outliers(xs: Sequence[float]) -> int:

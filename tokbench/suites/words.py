@@ -79,13 +79,17 @@ def is_word(piece: str) -> bool:
 def dist_versions(*dists: str) -> str:
     """``"dist version, ..."`` of installed distributions (a segmenter's or analyzer's
     identity in the results)."""
-    parts = []
-    for dist in dists:
-        try:
-            parts.append(f"{dist} {metadata.version(dist)}")
-        except metadata.PackageNotFoundError:
-            parts.append(f"{dist} (not installed)")
-    return ", ".join(parts)
+    return ", ".join(_dist_version(dist) for dist in dists)
+
+
+@cache
+def _dist_version(dist: str) -> str:
+    """``"dist version"``, looked up once per process (each look-up reads the installed
+    distributions' metadata: milliseconds, asked for every language of every shard)."""
+    try:
+        return f"{dist} {metadata.version(dist)}"
+    except metadata.PackageNotFoundError:
+        return f"{dist} (not installed)"
 
 
 def place_pieces(text: str, pieces: Iterable[str], what: str,
