@@ -1,0 +1,231 @@
+"""A process that writes a run's plots and ``results.csv`` beside ``tokbench run``.
+
+Started before the run (``RenderWorker.start``) at the lowest priority, it imports
+matplotlib and the renderers on a core the run leaves idle (a run on one core never
+waits for it; a run's own process pool takes the cores first). After the run it is sent
+the results and takes the file jobs (``file_jobs``: the CSV, then each plot) one at a time
+from a list this process takes from too, once it has built what only it can (the token
+viewer): each job is done once, by whichever process is free, and neither waits for the
+other but for the last jobs in flight. A job the worker took and did not finish (it
+failed, or died) is done here, so a run's files never depend on the worker; what went
+wrong is kept in ``failure`` for the CLI to say.
+
+The worker ends when its jobs are done, when it is closed, or when the process that
+started it is gone; it ignores Ctrl-C (the run's process handles it and closes it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import pickle
+import shutil
+import signal
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from tokbench.results import Results
+
+#: the worker's niceness: it gets a core only when no process of normal priority wants it
+NICE = 19
+#: seconds ``close`` waits for the worker to end before it is killed
+STOP_WAIT = 2.0
+
+Job = Callable[[], Path | None]
+
+
+def file_jobs(results: Results, out: Path, plots: bool) -> list[Job]:
+    """The files both processes may write, in report order: ``results.csv``, then each
+    plot (``plot_jobs``) when ``plots``. Built alike in both from the same results."""
+    from tokbench.render.csvfile import write_csv
+
+    jobs: list[Job] = [functools.partial(write_csv, results, out)]
+    if plots:
+        from tokbench.render.plots import plot_jobs
+
+        jobs += plot_jobs(results, out)
+    return jobs
+
+
+class Claims:
+    """Jobs 0..``count``-1 shared by processes: ``take`` yields each index that no
+    process took before (a file created exclusively per job in ``folder``)."""
+
+    def __init__(self, folder: Path, count: int) -> None:
+        self.folder, self.count = folder, count
+
+    def take(self) -> Iterator[int]:
+        for k in range(self.count):
+            try:
+                os.close(os.open(self.folder / f"job{k}", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+            except FileExistsError:
+                continue
+            yield k
+
+
+class RenderWorker:
+    """The worker process, seen from the run's process (see the module's docstring)."""
+
+    def __init__(self, process: Any, conn: Any, folder: Path) -> None:
+        self._process, self._conn, self._folder = process, conn, folder
+        self._sent = False
+        #: why the worker did not do every job it took, if it did not (for the CLI to say)
+        self.failure: str | None = None
+
+    @classmethod
+    def start(cls) -> RenderWorker | None:
+        """A worker importing the renderers now, or None when no process can start.
+        It is spawned: it imports ``__main__`` again, which a script without an
+        ``if __name__ == "__main__"`` guard does not survive (the CLI has one)."""
+        import multiprocessing
+
+        folder = Path(tempfile.mkdtemp(prefix="tokbench-render-"))
+        ctx = multiprocessing.get_context("spawn")  # no copy of this process's threads
+        try:
+            conn, theirs = ctx.Pipe()
+            process = ctx.Process(target=_serve, args=(theirs, os.getpid(), str(folder)),
+                                  daemon=True, name="tokbench-render")
+            with _no_interrupt():  # inherited: Ctrl-C is for this process to handle
+                process.start()
+            theirs.close()
+        except (OSError, RuntimeError, NotImplementedError):
+            shutil.rmtree(folder, ignore_errors=True)
+            return None
+        return cls(process, conn, folder)
+
+    @property
+    def pid(self) -> int:
+        return int(self._process.pid)
+
+    @property
+    def folder(self) -> Path:
+        """Where the jobs are claimed (``Claims``) and the results handed over."""
+        return self._folder
+
+    def send(self, results: Results, out: Path, plots: bool) -> None:
+        """Give the worker the run's results (as saved) and where its files go: it starts
+        on the jobs at once. The results go through a file, so this never waits for the
+        worker to read them."""
+        data = self._folder / "results.pickle"
+        data.write_bytes(pickle.dumps(results, protocol=pickle.HIGHEST_PROTOCOL))
+        try:
+            self._conn.send((str(data), str(out), plots))
+            self._sent = True
+        except OSError as e:  # it is gone already: every job is done here
+            self._note(f"the render worker could not be reached ({e})")
+
+    def finish(self, jobs: Sequence[Job]) -> list[Path | None]:
+        """Do here each job of ``jobs`` (``file_jobs`` of what was sent) the worker has
+        not taken, then wait for the ones it took; the files, in the jobs' order."""
+        done: dict[int, Path | None] = {}
+        for k in Claims(self._folder, len(jobs)).take():
+            done[k] = jobs[k]()
+        theirs = set(range(len(jobs))) - set(done)
+        if theirs and self._sent:
+            done.update(self._collect(theirs))
+        for k in sorted(theirs - set(done)):  # what the worker took and left undone
+            done[k] = jobs[k]()
+        return [done[k] for k in range(len(jobs))]
+
+    def _collect(self, theirs: set[int]) -> dict[int, Path | None]:
+        """The worker's jobs ``theirs`` as it finishes them, until all are in, it fails
+        or it ends."""
+        got: dict[int, Path | None] = {}
+        while not theirs <= set(got):
+            try:
+                msg = self._conn.recv()
+            except (EOFError, OSError):
+                self._process.join(STOP_WAIT)
+                self._note(f"the render worker ended early (exit code {self._process.exitcode})")
+                break
+            if msg[0] == "done":
+                got[msg[1]] = None if msg[2] is None else Path(msg[2])
+            elif msg[0] == "failed":
+                self._note(f"the render worker failed: {msg[1]}")
+                break
+        return got
+
+    def _note(self, why: str) -> None:
+        self.failure = self.failure or why
+
+    def close(self) -> None:
+        """End the worker (at once if it is still working) and remove its files."""
+        with contextlib.suppress(OSError):
+            self._conn.close()
+        if self._process.is_alive():
+            self._process.terminate()
+            self._process.join(STOP_WAIT)
+            if self._process.is_alive():
+                self._process.kill()
+                self._process.join()
+        shutil.rmtree(self._folder, ignore_errors=True)
+
+    def __enter__(self) -> RenderWorker:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+@contextlib.contextmanager
+def _no_interrupt() -> Iterator[None]:
+    """SIGINT blocked in this thread meanwhile, so a process started now inherits it
+    blocked; one arriving meanwhile is delivered here afterwards, not lost."""
+    mask = getattr(signal, "pthread_sigmask", None)
+    if mask is None:  # not POSIX
+        yield
+        return
+    old = mask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        mask(signal.SIG_SETMASK, old)
+
+
+def _serve(conn: Any, parent: int, folder: str) -> None:
+    """The worker: warm up, wait for the results, take jobs until none is left."""
+    _watch(parent)
+    with contextlib.suppress(OSError, AttributeError):  # AttributeError: no os.nice here
+        os.nice(NICE)
+    try:
+        _warm()
+        try:
+            data, out, plots = conn.recv()
+        except EOFError:  # closed before the run's end: nothing to do
+            return
+        results = pickle.loads(Path(data).read_bytes())
+        jobs = file_jobs(results, Path(out), plots)
+        for k in Claims(Path(folder), len(jobs)).take():
+            path = jobs[k]()
+            conn.send(("done", k, None if path is None else str(path)))
+    except Exception as e:
+        with contextlib.suppress(OSError):
+            conn.send(("failed", f"{type(e).__name__}: {e}"))
+
+
+def _watch(parent: int) -> None:
+    """End this process when ``parent`` is gone (``kill -9`` leaves no orphan)."""
+    import threading
+    import time
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="tokbench-parent-watch").start()
+
+
+def _warm() -> None:
+    """Import what the jobs use and draw one small figure (fonts loaded, caches filled)."""
+    import io
+
+    from tokbench.render.figures import Figures
+    from tokbench.render.plots import plot_jobs  # noqa: F401  (the renderers, imported)
+
+    fig, ax = Figures.subplots(figsize=(1, 1))
+    ax.text(0.5, 0.5, "0.5")
+    fig.savefig(io.BytesIO(), format="png")
