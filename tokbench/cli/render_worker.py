@@ -33,6 +33,12 @@ from tokbench.results import Results
 NICE = 19
 #: seconds ``close`` waits for the worker to end before it is killed
 STOP_WAIT = 2.0
+#: seconds without a finished job after which the run's process takes one (longer than a
+#: plot takes on a core of its own)
+PATIENCE = 2.0
+#: free jobs from which the run's process draws plots although it has not imported
+#: matplotlib yet (the import costs it about as long as two plots)
+STEAL_FROM = 3
 
 Job = Callable[[], Path | None]
 
@@ -51,19 +57,28 @@ def file_jobs(results: Results, out: Path, plots: bool) -> list[Job]:
 
 
 class Claims:
-    """Jobs 0..``count``-1 shared by processes: ``take`` yields each index that no
-    process took before (a file created exclusively per job in ``folder``)."""
+    """Jobs 0..``count``-1 shared by processes: each is taken by the first process to
+    ``claim`` it (a file created exclusively per job in ``folder``)."""
 
     def __init__(self, folder: Path, count: int) -> None:
         self.folder, self.count = folder, count
 
+    def claim(self, k: int) -> bool:
+        try:
+            os.close(os.open(self.folder / f"job{k}", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            return False
+        return True
+
+    def free(self) -> list[int]:
+        """The jobs no process has taken yet."""
+        return [k for k in range(self.count) if not (self.folder / f"job{k}").exists()]
+
     def take(self) -> Iterator[int]:
+        """Claim the free jobs in turn, yielding each this process got."""
         for k in range(self.count):
-            try:
-                os.close(os.open(self.folder / f"job{k}", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
-            except FileExistsError:
-                continue
-            yield k
+            if self.claim(k):
+                yield k
 
 
 class RenderWorker:
@@ -118,35 +133,51 @@ class RenderWorker:
             self._note(f"the render worker could not be reached ({e})")
 
     def finish(self, jobs: Sequence[Job]) -> list[Path | None]:
-        """Do here each job of ``jobs`` (``file_jobs`` of what was sent) the worker has
-        not taken, then wait for the ones it took; the files, in the jobs' order."""
+        """Do the jobs of ``jobs`` (``file_jobs`` of what was sent) the worker does not
+        take, and collect the ones it does; the files, in the jobs' order.
+
+        This process takes free jobs too when that pays (``_pays_here``), or when the
+        worker has finished none for ``PATIENCE`` seconds (it runs at the lowest priority:
+        a busy machine may leave it no core). What a failed or dead worker left undone is
+        done here."""
+        claims = Claims(self._folder, len(jobs))
         done: dict[int, Path | None] = {}
-        for k in Claims(self._folder, len(jobs)).take():
-            done[k] = jobs[k]()
-        theirs = set(range(len(jobs))) - set(done)
-        if theirs and self._sent:
-            done.update(self._collect(theirs))
-        for k in sorted(theirs - set(done)):  # what the worker took and left undone
-            done[k] = jobs[k]()
+        live, patient = self._sent, True
+        while len(done) < len(jobs):
+            if not live:
+                for k in range(len(jobs)):
+                    if k not in done:
+                        done[k] = jobs[k]()
+                break
+            free = claims.free()
+            if free and (not patient or _pays_here(free)):
+                if claims.claim(free[0]):
+                    done[free[0]] = jobs[free[0]]()
+                patient = True
+                continue
+            msg = self._receive(PATIENCE)
+            if msg is None:
+                patient = False
+            elif msg[0] == "done":
+                done[msg[1]] = None if msg[2] is None else Path(msg[2])
+            else:
+                live = False
         return [done[k] for k in range(len(jobs))]
 
-    def _collect(self, theirs: set[int]) -> dict[int, Path | None]:
-        """The worker's jobs ``theirs`` as it finishes them, until all are in, it fails
-        or it ends."""
-        got: dict[int, Path | None] = {}
-        while not theirs <= set(got):
-            try:
-                msg = self._conn.recv()
-            except (EOFError, OSError):
-                self._process.join(STOP_WAIT)
-                self._note(f"the render worker ended early (exit code {self._process.exitcode})")
-                break
-            if msg[0] == "done":
-                got[msg[1]] = None if msg[2] is None else Path(msg[2])
-            elif msg[0] == "failed":
-                self._note(f"the render worker failed: {msg[1]}")
-                break
-        return got
+    def _receive(self, timeout: float) -> tuple[Any, ...] | None:
+        """The worker's next message (None after ``timeout`` seconds without one); its
+        failure or end is noted and comes as ``("failed",)``."""
+        try:
+            if not self._conn.poll(timeout):
+                return None
+            msg: tuple[Any, ...] = self._conn.recv()
+        except (EOFError, OSError):
+            self._process.join(STOP_WAIT)
+            self._note(f"the render worker ended early (exit code {self._process.exitcode})")
+            return ("failed",)
+        if msg[0] == "failed":
+            self._note(f"the render worker failed: {msg[1]}")
+        return msg
 
     def _note(self, why: str) -> None:
         self.failure = self.failure or why
@@ -170,24 +201,36 @@ class RenderWorker:
         self.close()
 
 
+def _pays_here(free: list[int]) -> bool:
+    """Whether this process should take the first of the ``free`` jobs: results.csv
+    (job 0) costs no import; a plot does, unless matplotlib is here already or enough
+    plots are left to share."""
+    import sys
+
+    return free[0] == 0 or "matplotlib.figure" in sys.modules or len(free) >= STEAL_FROM
+
+
 @contextlib.contextmanager
 def _no_interrupt() -> Iterator[None]:
-    """SIGINT blocked in this thread meanwhile, so a process started now inherits it
-    blocked; one arriving meanwhile is delivered here afterwards, not lost."""
-    mask = getattr(signal, "pthread_sigmask", None)
-    if mask is None:  # not POSIX
+    """Ctrl-C ignored meanwhile, so that a process started now starts with it ignored
+    (the setting is inherited; Python keeps it): no traceback from a worker interrupted
+    while it starts. Only the main thread can change it; elsewhere ``_serve`` does."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
-    old = mask(signal.SIG_BLOCK, {signal.SIGINT})
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         yield
     finally:
-        mask(signal.SIG_SETMASK, old)
+        signal.signal(signal.SIGINT, old)
 
 
 def _serve(conn: Any, parent: int, folder: str) -> None:
     """The worker: warm up, wait for the results, take jobs until none is left."""
-    _watch(parent)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the run's process handles Ctrl-C
+    _watch(parent, folder)
     with contextlib.suppress(OSError, AttributeError):  # AttributeError: no os.nice here
         os.nice(NICE)
     try:
@@ -206,14 +249,16 @@ def _serve(conn: Any, parent: int, folder: str) -> None:
             conn.send(("failed", f"{type(e).__name__}: {e}"))
 
 
-def _watch(parent: int) -> None:
-    """End this process when ``parent`` is gone (``kill -9`` leaves no orphan)."""
+def _watch(parent: int, folder: str) -> None:
+    """End this process when ``parent`` is gone (``kill -9`` leaves no orphan), removing
+    the jobs' ``folder`` it can no longer remove."""
     import threading
     import time
 
     def watch() -> None:
         while os.getppid() == parent:
             time.sleep(0.5)
+        shutil.rmtree(folder, ignore_errors=True)
         os._exit(1)
 
     threading.Thread(target=watch, daemon=True, name="tokbench-parent-watch").start()
