@@ -31,11 +31,12 @@ from tokbench.results import Results
 
 #: the worker's niceness: it gets a core only when no process of normal priority wants it
 NICE = 19
-#: seconds ``close`` waits for the worker to end before it is killed
+#: seconds the run's process waits for a dead worker's exit code
 STOP_WAIT = 2.0
-#: seconds without a finished job after which the run's process takes one (longer than a
-#: plot takes on a core of its own)
-PATIENCE = 2.0
+#: seconds the run's process, with nothing else to do, waits for the worker to finish a
+#: job before it takes a free one, or, with none free, stops the worker and does the jobs
+#: it had in flight (longer than a plot takes on a core of its own)
+PATIENCE = 3.0
 #: free jobs from which the run's process draws plots although it has not imported
 #: matplotlib yet (the import costs it about as long as two plots)
 STEAL_FROM = 3
@@ -91,8 +92,9 @@ class RenderWorker:
         self.failure: str | None = None
 
     @classmethod
-    def start(cls) -> RenderWorker | None:
-        """A worker importing the renderers now, or None when no process can start.
+    def start(cls, nice: int = NICE) -> RenderWorker | None:
+        """A worker importing the renderers now, or None when no process can start;
+        ``nice``: its niceness added (0 for a worker as urgent as this process).
         It is spawned: it imports ``__main__`` again, which a script without an
         ``if __name__ == "__main__"`` guard does not survive (the CLI has one)."""
         import multiprocessing
@@ -101,7 +103,7 @@ class RenderWorker:
         ctx = multiprocessing.get_context("spawn")  # no copy of this process's threads
         try:
             conn, theirs = ctx.Pipe()
-            process = ctx.Process(target=_serve, args=(theirs, os.getpid(), str(folder)),
+            process = ctx.Process(target=_serve, args=(theirs, os.getpid(), str(folder), nice),
                                   daemon=True, name="tokbench-render")
             with _no_interrupt():  # inherited: Ctrl-C is for this process to handle
                 process.start()
@@ -138,8 +140,9 @@ class RenderWorker:
 
         This process takes free jobs too when that pays (``_pays_here``), or when the
         worker has finished none for ``PATIENCE`` seconds (it runs at the lowest priority:
-        a busy machine may leave it no core). What a failed or dead worker left undone is
-        done here."""
+        a busy machine may leave it no core); with no job free by then, the worker is
+        stopped and its jobs in flight are done here. What a failed or dead worker left
+        undone is done here too (a file it left half-written is written again)."""
         claims = Claims(self._folder, len(jobs))
         done: dict[int, Path | None] = {}
         live, patient = self._sent, True
@@ -156,8 +159,11 @@ class RenderWorker:
                 patient = True
                 continue
             msg = self._receive(PATIENCE)
-            if msg is None:
+            if msg is None and free:
                 patient = False
+            elif msg is None:  # its jobs in flight are slower than doing them here
+                self._stop()
+                live = False
             elif msg[0] == "done":
                 done[msg[1]] = None if msg[2] is None else Path(msg[2])
             else:
@@ -186,13 +192,15 @@ class RenderWorker:
         """End the worker (at once if it is still working) and remove its files."""
         with contextlib.suppress(OSError):
             self._conn.close()
-        if self._process.is_alive():
-            self._process.terminate()
-            self._process.join(STOP_WAIT)
-            if self._process.is_alive():
-                self._process.kill()
-                self._process.join()
+        self._stop()
         shutil.rmtree(self._folder, ignore_errors=True)
+
+    def _stop(self) -> None:
+        """Kill the worker: it holds nothing a kill could spoil (what it had in flight
+        is done again here)."""
+        if self._process.is_alive():
+            self._process.kill()
+            self._process.join()
 
     def __enter__(self) -> RenderWorker:
         return self
@@ -227,12 +235,13 @@ def _no_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGINT, old)
 
 
-def _serve(conn: Any, parent: int, folder: str) -> None:
+def _serve(conn: Any, parent: int, folder: str, nice: int) -> None:
     """The worker: warm up, wait for the results, take jobs until none is left."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the run's process handles Ctrl-C
     _watch(parent, folder)
     with contextlib.suppress(OSError, AttributeError):  # AttributeError: no os.nice here
-        os.nice(NICE)
+        if nice:
+            os.nice(nice)
     try:
         _warm()
         try:
