@@ -1,12 +1,22 @@
-"""Plots drawn in two parts (two processes in ``tokbench run``) are the plots drawn at
-once: the same files, byte for byte, merged back into report order."""
+"""Plots drawn in two parts (two processes) are the plots drawn at once: the same files,
+byte for byte, merged back into report order; so are the files of ``tokbench run``'s render
+worker, which ignores Ctrl-C, ends with the run, and whose failures are reported and redone
+here, never waited for."""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from tokbench.cli.output import as_saved, write_outputs
+from tokbench.cli.render_worker import NICE, PATIENCE, RenderWorker
 from tokbench.engine.runner import run
 from tokbench.render.plots import plot_jobs, plot_order, render_plots
 from tokbench.results import Results
@@ -41,3 +51,118 @@ def test_plot_jobs_list_every_plot_the_rows_allow(results: Results) -> None:
                          "bytes_per_token_code.png", "bytes_per_token_japanese.png",
                          "fertility_japanese_multilingual.png", "fertility_japanese_japanese.png"]
     assert names[6:] == []  # the speed plots only with speed rows
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def _wait_for(condition: Callable[[], bool], seconds: float = 120.0) -> None:
+    end = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < end, "waited too long"
+        time.sleep(0.01)
+
+
+def _taken(worker: RenderWorker) -> int:
+    return len(list(worker.folder.glob("job*")))
+
+
+def test_the_render_worker_writes_the_files_one_process_writes(results: Results,
+                                                               tmp_path: Path) -> None:
+    alone = write_outputs(results, tmp_path / "alone", html=False)
+    worker = RenderWorker.start(nice=0)  # not starved by a busy machine
+    assert worker is not None
+    with worker:
+        # results.csv and the 6 plots are jobs; the worker takes them all while this
+        # process waits (in a run it builds the token viewer meanwhile)
+        worker.send(as_saved(results), tmp_path / "shared", plots=True)
+        _wait_for(lambda: _taken(worker) == 7)
+        shared = write_outputs(results, tmp_path / "shared", html=False, worker=worker)
+        assert worker.failure is None
+    assert [p.name for p in shared] == [p.name for p in alone] == [
+        "results.json", "results.csv", "premium_multilingual.png",
+        "fairness_multilingual.png", "bytes_per_token_code.png",
+        "bytes_per_token_japanese.png", "fertility_japanese_multilingual.png",
+        "fertility_japanese_japanese.png", "report.md"]
+    assert _files(tmp_path / "shared") == _files(tmp_path / "alone")
+    assert not worker.folder.exists()
+
+
+def test_jobs_of_a_killed_worker_are_done_here(results: Results, tmp_path: Path) -> None:
+    write_outputs(results, tmp_path / "alone", html=False)
+    worker = RenderWorker.start(nice=0)  # not starved by a busy machine
+    assert worker is not None
+    with worker:
+        worker.send(as_saved(results), tmp_path / "shared", plots=True)
+        _wait_for(lambda: _taken(worker) >= 2)  # results.csv written, a plot under way
+        os.kill(worker.pid, signal.SIGKILL)
+        write_outputs(results, tmp_path / "shared", html=False, worker=worker)
+        assert worker.failure == "the render worker ended early (exit code -9)"
+    assert _files(tmp_path / "shared") == _files(tmp_path / "alone")
+
+
+def test_a_failing_job_in_the_worker_is_reported_and_raised(results: Results,
+                                                            tmp_path: Path) -> None:
+    out = tmp_path / "shared"
+    (out / "bytes_per_token_code.png").mkdir(parents=True)  # no file can be written there
+    worker = RenderWorker.start(nice=0)  # not starved by a busy machine
+    assert worker is not None
+    with worker:
+        worker.send(as_saved(results), out, plots=True)
+        # job 3 (after results.csv, premium and fairness): the worker takes it and stops
+        _wait_for(lambda: _taken(worker) >= 4)
+        with pytest.raises(IsADirectoryError):  # done again here: the same error
+            write_outputs(results, out, html=False, worker=worker)
+        assert worker.failure is not None
+        assert worker.failure.startswith("the render worker failed: IsADirectoryError")
+
+
+def test_the_worker_ignores_ctrl_c_and_ends_with_the_run(tmp_path: Path) -> None:
+    script = ("import os, signal, sys, time\n"
+              "from tokbench.cli.render_worker import RenderWorker\n"
+              "if __name__ == '__main__':\n"
+              "    w = RenderWorker.start()\n"
+              "    print(w.pid, flush=True)\n"
+              "    time.sleep(60)\n")
+    (tmp_path / "run.py").write_text(script)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    run_process = subprocess.Popen([sys.executable, str(tmp_path / "run.py")], env=env,
+                                   stdout=subprocess.PIPE, text=True)
+    assert run_process.stdout is not None
+    pid = int(run_process.stdout.readline())
+    # the lowest priority: it takes a core only when nothing else wants it
+    lowest = min(19, os.getpriority(os.PRIO_PROCESS, 0) + NICE)
+    _wait_for(lambda: os.getpriority(os.PRIO_PROCESS, pid) == lowest, seconds=30)
+    os.kill(pid, signal.SIGINT)  # what Ctrl-C sends to every process of the terminal
+    time.sleep(0.5)
+    assert _alive(pid)
+    run_process.kill()  # the run's process is gone (kill -9): the worker follows it
+    run_process.wait()
+    _wait_for(lambda: not _alive(pid), seconds=10)
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie waiting to be reaped does not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state not in ("Z", "X")
+
+
+def test_a_stalled_worker_is_stopped_and_its_jobs_done_here(results: Results,
+                                                           tmp_path: Path) -> None:
+    write_outputs(results, tmp_path / "alone", html=False)
+    worker = RenderWorker.start(nice=0)  # not starved by a busy machine
+    assert worker is not None
+    with worker:
+        worker.send(as_saved(results), tmp_path / "shared", plots=True)
+        _wait_for(lambda: _taken(worker) >= 2)
+        os.kill(worker.pid, signal.SIGSTOP)  # as a busy machine leaves it no core
+        t0 = time.monotonic()
+        write_outputs(results, tmp_path / "shared", html=False, worker=worker)
+        assert time.monotonic() - t0 < PATIENCE + 30  # waited once, not for the worker
+        assert worker.failure is None  # a slow worker is no failure
+        assert not _alive(worker.pid)
+    assert _files(tmp_path / "shared") == _files(tmp_path / "alone")

@@ -4,7 +4,8 @@ Reads a run's ``results.json`` and times, stage by stage, the work ``tokbench ru
 after ``run()`` returns: serializing results.json, results.csv, each PNG plot, report.md,
 the token viewer (viewer.json: loads the run's tokenizers again) and report.html, then
 ``write_outputs`` as a whole (what the CLI calls). Each stage starts in a fresh process
-so its imports (pandas, matplotlib) count where they are first paid, as in a run.
+so its imports (pandas, matplotlib) count where they are first paid, as in a run; a render
+worker is given ``WARM_S`` seconds to warm up first (in a run it warms during the run).
 
     python tests/bench/outputs_cost.py reports/latest/results.json [--reps 3]
 
@@ -22,8 +23,12 @@ import sys
 
 STAGES = ("imports", "json", "csv", "plots", "markdown", "viewer", "html", "write_outputs")
 
+#: seconds a run gives the render worker to import and warm up before its results come
+WARM_S = 3.0
+
 _CHILD = r"""
 import resource, shutil, sys, tempfile, time
+WARM_S = float(sys.argv[3])
 stage, path = sys.argv[1], sys.argv[2]
 from tokbench.results import Results
 from tokbench.cli import output
@@ -35,7 +40,11 @@ if stage == "imports":
 elif stage == "json":
     results.to_json()
 elif stage == "csv":
-    output._csv(output.as_saved(results))
+    try:  # without pandas
+        from tokbench.render.csvfile import results_csv
+    except ImportError:  # a tree before it
+        results_csv = output._csv
+    results_csv(output.as_saved(results))
 elif stage == "plots":
     from tokbench.render.plots import render_plots
     names = render_plots(output.as_saved(results), out)
@@ -50,10 +59,19 @@ elif stage == "html":
     write_html(output.as_saved(results), out, [], None)
 elif stage == "write_outputs":
     import inspect
-    # as `tokbench run` calls it (a tree before the worker process has no such option)
+    # as `tokbench run` calls it: with a render worker started before the run (given the
+    # run's WARM_S to warm up, outside the timing), or with a worker started afterwards (a
+    # tree before the early worker), or none (a tree before any worker)
     options = inspect.signature(output.write_outputs).parameters
-    kw = {"background": True} if "background" in options else {}
-    output.write_outputs(results, out, **kw)
+    if "worker" in options:
+        from tokbench.cli.render_worker import RenderWorker
+        with RenderWorker.start() as worker:
+            time.sleep(WARM_S)
+            t1, c1 = time.perf_counter(), time.process_time()
+            output.write_outputs(results, out, worker=worker)
+    else:
+        kw = {"background": True} if "background" in options else {}
+        output.write_outputs(results, out, **kw)
 shutil.rmtree(out)
 child = resource.getrusage(resource.RUSAGE_CHILDREN)
 print(f"{time.perf_counter() - t1:.3f} "
@@ -72,7 +90,8 @@ def main() -> int:
     cpus: dict[str, list[float]] = {s: [] for s in stages}
     for _ in range(args.reps):
         for stage in stages:
-            proc = subprocess.run([sys.executable, "-c", _CHILD, stage, args.results],
+            proc = subprocess.run([sys.executable, "-c", _CHILD, stage, args.results,
+                                   str(WARM_S)],
                                   capture_output=True, text=True, check=True)
             wall, cpu = proc.stdout.split()[-2:]
             times[stage].append(float(wall))

@@ -11,9 +11,8 @@ from tokbench.atomic import write_atomic
 from tokbench.results import Results, Row
 
 if TYPE_CHECKING:
-    from concurrent.futures import Future, ProcessPoolExecutor
-
     from tokbench.adapters.base import Tokenizer
+    from tokbench.cli.render_worker import RenderWorker
 
 
 def atomic_write_text(target: str | Path, text: str) -> Path:
@@ -65,29 +64,21 @@ def as_saved(results: Results) -> Results:
                    meta=results.meta, failures=results.failures)
 
 
-#: plots (of any run but ``--jobs 1``) from which half are drawn by a worker process: it
-#: costs about a second to start (tokbench, matplotlib and pandas imported again), which a
-#: few small plots do not pay back (FLORES, four languages: 3 plots, 10% slower with it)
-MIN_PLOTS_FOR_WORKER = 6
-
-
 def write_outputs(results: Results, out_dir: str | Path, plots: bool = True,
-                  html: bool = True, background: bool = False,
+                  html: bool = True, worker: RenderWorker | None = None,
                   tokenizers: Mapping[str, Tokenizer] | None = None,
                   suites: Mapping[str, Any] | None = None) -> list[Path]:
     """Every file of a finished run; returns their paths.
 
-    With ``background``, ``results.csv`` and half the plots are made in a worker process
-    while this one builds the token viewer (``viewer.json``, from ``tokenizers`` and
-    ``suites``, the run's own loaded objects by name, or by loading the run's files again)
-    and draws the other half: two independent halves of similar cost. ``background`` is for
-    the command line: a spawned worker imports ``__main__`` again, which a script without
-    an ``if __name__ == "__main__"`` guard does not survive. Without it (``--jobs 1``), with
-    fewer than ``MIN_PLOTS_FOR_WORKER`` plots, or when no worker can start, everything is
-    done in this process.
+    ``results.csv`` and the plots are file jobs (``file_jobs``) shared with ``worker``
+    when given (the command line starts it before the run, ``RenderWorker``): it is sent
+    the results at once and starts on them while this process builds the token viewer
+    (``viewer.json``, from ``tokenizers`` and ``suites``, the run's own loaded objects by
+    name, or by loading the run's files again), then takes the jobs it has not taken.
+    Without a worker (``--jobs 1``) everything is done in this process, in order.
     """
+    from tokbench.cli.render_worker import file_jobs
     from tokbench.render.markdown import render_markdown
-    from tokbench.render.plots import draw_plots, plot_jobs, plot_order
 
     out = Path(out_dir)
     text = results.to_json()
@@ -95,35 +86,21 @@ def write_outputs(results: Results, out_dir: str | Path, plots: bool = True,
     # everything else renders from the values as saved (rounded), as `tokbench report`
     # does later from the file: both show the same digits
     results = as_saved(results)
-    jobs = plot_jobs(results, out) if plots else []
-    # a worker takes about a second to start: only many plots pay it
-    background = background and len(jobs) >= MIN_PLOTS_FOR_WORKER
-    parts = 2 if background else 1
-    # the worker draws part 0 of 2 from its own jobs (they are not sent to it); without a
-    # worker this process draws them all
-    with _Call(_plots_and_csv, results, out, background, parts, background=background) as call:
-        viewer = _viewer(results, out, tokenizers, suites) if html else None
-        mine = draw_plots(jobs, part=parts - 1, parts=parts)
-        csv, theirs = call.result()
-        pngs = plot_order(jobs, [*theirs, *mine])
-        md = write_atomic(out / "report.md", render_markdown(results, [p.name for p in pngs]))
-        files += [csv, *pngs, md]
-        if html:
-            from tokbench.render.html import write_html
+    if worker is not None:
+        worker.send(results, out, plots)
+    viewer = _viewer(results, out, tokenizers, suites) if html else None
+    jobs = file_jobs(results, out, plots)
+    made = worker.finish(jobs) if worker is not None else [job() for job in jobs]
+    csv, *pngs = made
+    assert csv is not None
+    names = [p.name for p in pngs if p is not None]
+    md = write_atomic(out / "report.md", render_markdown(results, names))
+    files += [csv, *(p for p in pngs if p is not None), md]
+    if html:
+        from tokbench.render.html import write_html
 
-            files.append(write_html(results, out, [p.name for p in pngs], viewer))
+        files.append(write_html(results, out, names, viewer))
     return files
-
-
-def _plots_and_csv(results: Results, out: Path, plots: bool, parts: int
-                   ) -> tuple[Path, list[Path]]:
-    """``results.csv``, and the first of ``parts`` shares of the plots if ``plots``."""
-    csv = write_atomic(out / "results.csv", _csv(results))
-    if not plots:
-        return csv, []
-    from tokbench.render.plots import render_plots
-
-    return csv, render_plots(results, out, part=0, parts=parts)
 
 
 def _viewer(results: Results, out: Path, tokenizers: Mapping[str, Tokenizer] | None,
@@ -142,58 +119,3 @@ def _viewer(results: Results, out: Path, tokenizers: Mapping[str, Tokenizer] | N
         return have[spec] if spec in have else load_tokenizer(spec)
 
     return viewer_for(results, out, load_tokenizer=load, suites=suites)
-
-
-class _Call:
-    """``fn(*args)``, started now in a worker process when ``background``; ``result()``
-    waits for it. Without a worker (not asked for, none can start, or it died) the call
-    is made in this process when its result is asked for. The worker is spawned, so it
-    inherits none of this process's state."""
-
-    def __init__(self, fn: Callable[..., Any], *args: Any, background: bool) -> None:
-        self._fn, self._args = fn, args
-        self._pool: ProcessPoolExecutor | None = None
-        self._future: Future[Any] | None = None
-        if background:
-            import multiprocessing
-            from concurrent.futures import ProcessPoolExecutor
-
-            try:
-                self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
-                self._future = self._pool.submit(fn, *args)
-            except (OSError, RuntimeError, NotImplementedError):  # no process can start here
-                self.close()
-
-    def result(self) -> Any:
-        if self._future is not None:
-            from concurrent.futures.process import BrokenProcessPool
-
-            try:
-                return self._future.result()
-            except BrokenProcessPool:  # the worker was killed (out of memory?): redo it here
-                self.close()
-        return self._fn(*self._args)
-
-    def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-        self._pool, self._future = None, None
-
-    def __enter__(self) -> _Call:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-def _csv(results: Results) -> str:
-    """``results.csv``: one line per row; names a spreadsheet would run as formulas quoted."""
-    import pandas as pd
-
-    from tokbench.render.visible import spreadsheet_text
-
-    frame = results.to_frame()
-    for column in frame.columns:
-        if not pd.api.types.is_numeric_dtype(frame[column]):
-            frame[column] = frame[column].map(spreadsheet_text).astype(object)
-    return str(frame.to_csv(index=False))

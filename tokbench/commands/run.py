@@ -106,7 +106,8 @@ def main(args: argparse.Namespace) -> int:
         from tokbench.suites.morph_gold import read_gold
 
         read_gold(settings.morph_gold)
-    with OutputFolder(out) as folder:  # a second run into OUT stops here, naming this one
+    with OutputFolder(out) as folder, _render_worker(args, conf) as worker:
+        # a second run into OUT stops at the folder, naming this one
         source = folder.resume_source() if args.resume else None
         # an empty Results still resumes the finished shards of a run killed before its
         # first finished unit
@@ -148,8 +149,11 @@ def main(args: argparse.Namespace) -> int:
 
         # the viewer reuses the suites read whole (a streamed corpus is read again from
         # the start of its files)
-        files = _write(folder, results, args, conf.get("jobs"), loaded,
+        files = _write(folder, results, args, worker, loaded,
                        {s.name: s for s in suites if isinstance(s, Suite)})
+        if worker is not None and worker.failure:
+            err_console().print(f"[yellow]warning:[/] {escape(worker.failure)}; its files "
+                                "were written by the run's own process", highlight=False)
     for warning in results.meta.warnings or []:
         err_console().print(f"[yellow]warning:[/] {escape(str(warning))}", highlight=False)
     for err in errors:
@@ -214,14 +218,27 @@ def _add_suite_errors(results: Any, suite_errors: list[Any]) -> None:
     errors.extend(e for e in suite_errors if e not in errors)
 
 
-def _write(folder: Any, results: Any, args: argparse.Namespace, jobs: int | None,
+def _render_worker(args: argparse.Namespace, conf: dict[str, Any]) -> Any:
+    """The process that draws the plots beside this one (``RenderWorker``), started now
+    so that it imports matplotlib while the run works; none with ``--jobs 1`` (all in
+    this process) or ``--no-plots`` (results.csv alone does not pay a process)."""
+    import contextlib
+
+    if conf.get("jobs") == 1 or args.no_plots:
+        return contextlib.nullcontext(None)
+    from tokbench.cli.render_worker import RenderWorker
+
+    return RenderWorker.start() or contextlib.nullcontext(None)
+
+
+def _write(folder: Any, results: Any, args: argparse.Namespace, worker: Any,
            loaded: dict[str, Any], suites: dict[str, Any]) -> list[Path]:
     """Every output file into the staging folder, then the folder swapped in for OUT
-    (``--jobs 1``: all in this process, as the run was)."""
+    (``worker``: the plots are shared with it; None, with ``--jobs 1``: all here)."""
     from tokbench.cli.output import write_outputs
 
     files = write_outputs(results, folder.staging, plots=not args.no_plots,
-                          html=not args.no_html, background=jobs != 1, tokenizers=loaded,
+                          html=not args.no_html, worker=worker, tokenizers=loaded,
                           suites=suites)
     folder.publish(files)
     return [folder.out / f.name for f in files]

@@ -1,0 +1,285 @@
+"""A process that writes a run's plots and ``results.csv`` beside ``tokbench run``.
+
+Started before the run (``RenderWorker.start``) at the lowest priority, it imports
+matplotlib and the renderers on a core the run leaves idle (a run on one core never
+waits for it; a run's own process pool takes the cores first). After the run it is sent
+the results and takes the file jobs (``file_jobs``: the CSV, then each plot) one at a time
+from a list this process takes from too, once it has built what only it can (the token
+viewer): each job is done once, by whichever process is free, and neither waits for the
+other but for the last jobs in flight. A job the worker took and did not finish (it
+failed, or died) is done here, so a run's files never depend on the worker; what went
+wrong is kept in ``failure`` for the CLI to say.
+
+The worker ends when its jobs are done, when it is closed, or when the process that
+started it is gone; it ignores Ctrl-C (the run's process handles it and closes it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import pickle
+import shutil
+import signal
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from tokbench.results import Results
+
+#: the worker's niceness: it gets a core only when no process of normal priority wants it
+NICE = 19
+#: seconds the run's process waits for a dead worker's exit code
+STOP_WAIT = 2.0
+#: seconds the run's process, with nothing else to do, waits for the worker to finish a
+#: job before it takes a free one, or, with none free, stops the worker and does the jobs
+#: it had in flight (longer than a plot takes on a core of its own)
+PATIENCE = 3.0
+#: free jobs from which the run's process draws plots although it has not imported
+#: matplotlib yet (the import costs it about as long as two plots)
+STEAL_FROM = 3
+
+Job = Callable[[], Path | None]
+
+
+def file_jobs(results: Results, out: Path, plots: bool) -> list[Job]:
+    """The files both processes may write, in report order: ``results.csv``, then each
+    plot (``plot_jobs``) when ``plots``. Built alike in both from the same results."""
+    from tokbench.render.csvfile import write_csv
+
+    jobs: list[Job] = [functools.partial(write_csv, results, out)]
+    if plots:
+        from tokbench.render.plots import plot_jobs
+
+        jobs += plot_jobs(results, out)
+    return jobs
+
+
+class Claims:
+    """Jobs 0..``count``-1 shared by processes: each is taken by the first process to
+    ``claim`` it (a file created exclusively per job in ``folder``)."""
+
+    def __init__(self, folder: Path, count: int) -> None:
+        self.folder, self.count = folder, count
+
+    def claim(self, k: int) -> bool:
+        try:
+            os.close(os.open(self.folder / f"job{k}", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            return False
+        return True
+
+    def free(self) -> list[int]:
+        """The jobs no process has taken yet."""
+        return [k for k in range(self.count) if not (self.folder / f"job{k}").exists()]
+
+    def take(self) -> Iterator[int]:
+        """Claim the free jobs in turn, yielding each this process got."""
+        for k in range(self.count):
+            if self.claim(k):
+                yield k
+
+
+class RenderWorker:
+    """The worker process, seen from the run's process (see the module's docstring)."""
+
+    def __init__(self, process: Any, conn: Any, folder: Path) -> None:
+        self._process, self._conn, self._folder = process, conn, folder
+        self._sent = False
+        #: why the worker did not do every job it took, if it did not (for the CLI to say)
+        self.failure: str | None = None
+
+    @classmethod
+    def start(cls, nice: int = NICE) -> RenderWorker | None:
+        """A worker importing the renderers now, or None when no process can start;
+        ``nice``: its niceness added (0 for a worker as urgent as this process).
+        It is spawned: it imports ``__main__`` again, which a script without an
+        ``if __name__ == "__main__"`` guard does not survive (the CLI has one)."""
+        import multiprocessing
+
+        folder = Path(tempfile.mkdtemp(prefix="tokbench-render-"))
+        ctx = multiprocessing.get_context("spawn")  # no copy of this process's threads
+        try:
+            conn, theirs = ctx.Pipe()
+            process = ctx.Process(target=_serve, args=(theirs, os.getpid(), str(folder), nice),
+                                  daemon=True, name="tokbench-render")
+            with _no_interrupt():  # inherited: Ctrl-C is for this process to handle
+                process.start()
+            theirs.close()
+        except (OSError, RuntimeError, NotImplementedError):
+            shutil.rmtree(folder, ignore_errors=True)
+            return None
+        return cls(process, conn, folder)
+
+    @property
+    def pid(self) -> int:
+        return int(self._process.pid)
+
+    @property
+    def folder(self) -> Path:
+        """Where the jobs are claimed (``Claims``) and the results handed over."""
+        return self._folder
+
+    def send(self, results: Results, out: Path, plots: bool) -> None:
+        """Give the worker the run's results (as saved) and where its files go: it starts
+        on the jobs at once. The results go through a file, so this never waits for the
+        worker to read them."""
+        data = self._folder / "results.pickle"
+        data.write_bytes(pickle.dumps(results, protocol=pickle.HIGHEST_PROTOCOL))
+        try:
+            self._conn.send((str(data), str(out), plots))
+            self._sent = True
+        except OSError as e:  # it is gone already: every job is done here
+            self._note(f"the render worker could not be reached ({e})")
+
+    def finish(self, jobs: Sequence[Job]) -> list[Path | None]:
+        """Do the jobs of ``jobs`` (``file_jobs`` of what was sent) the worker does not
+        take, and collect the ones it does; the files, in the jobs' order.
+
+        This process takes free jobs too when that pays (``_pays_here``), or when the
+        worker has finished none for ``PATIENCE`` seconds (it runs at the lowest priority:
+        a busy machine may leave it no core); with no job free by then, the worker is
+        stopped and its jobs in flight are done here. What a failed or dead worker left
+        undone is done here too (a file it left half-written is written again)."""
+        claims = Claims(self._folder, len(jobs))
+        done: dict[int, Path | None] = {}
+        live, patient = self._sent, True
+        while len(done) < len(jobs):
+            if not live:
+                for k in range(len(jobs)):
+                    if k not in done:
+                        done[k] = jobs[k]()
+                break
+            free = claims.free()
+            if free and (not patient or _pays_here(free)):
+                if claims.claim(free[0]):
+                    done[free[0]] = jobs[free[0]]()
+                patient = True
+                continue
+            msg = self._receive(PATIENCE)
+            if msg is None and free:
+                patient = False
+            elif msg is None:  # its jobs in flight are slower than doing them here
+                self._stop()
+                live = False
+            elif msg[0] == "done":
+                done[msg[1]] = None if msg[2] is None else Path(msg[2])
+            else:
+                live = False
+        return [done[k] for k in range(len(jobs))]
+
+    def _receive(self, timeout: float) -> tuple[Any, ...] | None:
+        """The worker's next message (None after ``timeout`` seconds without one); its
+        failure or end is noted and comes as ``("failed",)``."""
+        try:
+            if not self._conn.poll(timeout):
+                return None
+            msg: tuple[Any, ...] = self._conn.recv()
+        except (EOFError, OSError):
+            self._process.join(STOP_WAIT)
+            self._note(f"the render worker ended early (exit code {self._process.exitcode})")
+            return ("failed",)
+        if msg[0] == "failed":
+            self._note(f"the render worker failed: {msg[1]}")
+        return msg
+
+    def _note(self, why: str) -> None:
+        self.failure = self.failure or why
+
+    def close(self) -> None:
+        """End the worker (at once if it is still working) and remove its files."""
+        with contextlib.suppress(OSError):
+            self._conn.close()
+        self._stop()
+        shutil.rmtree(self._folder, ignore_errors=True)
+
+    def _stop(self) -> None:
+        """Kill the worker: it holds nothing a kill could spoil (what it had in flight
+        is done again here)."""
+        if self._process.is_alive():
+            self._process.kill()
+            self._process.join()
+
+    def __enter__(self) -> RenderWorker:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _pays_here(free: list[int]) -> bool:
+    """Whether this process should take the first of the ``free`` jobs: results.csv
+    (job 0) costs no import; a plot does, unless matplotlib is here already or enough
+    plots are left to share."""
+    import sys
+
+    return free[0] == 0 or "matplotlib.figure" in sys.modules or len(free) >= STEAL_FROM
+
+
+@contextlib.contextmanager
+def _no_interrupt() -> Iterator[None]:
+    """Ctrl-C ignored meanwhile, so that a process started now starts with it ignored
+    (the setting is inherited; Python keeps it): no traceback from a worker interrupted
+    while it starts. Only the main thread can change it; elsewhere ``_serve`` does."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
+def _serve(conn: Any, parent: int, folder: str, nice: int) -> None:
+    """The worker: warm up, wait for the results, take jobs until none is left."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the run's process handles Ctrl-C
+    _watch(parent, folder)
+    with contextlib.suppress(OSError, AttributeError):  # AttributeError: no os.nice here
+        if nice:
+            os.nice(nice)
+    try:
+        _warm()
+        try:
+            data, out, plots = conn.recv()
+        except EOFError:  # closed before the run's end: nothing to do
+            return
+        results = pickle.loads(Path(data).read_bytes())
+        jobs = file_jobs(results, Path(out), plots)
+        for k in Claims(Path(folder), len(jobs)).take():
+            path = jobs[k]()
+            conn.send(("done", k, None if path is None else str(path)))
+    except Exception as e:
+        with contextlib.suppress(OSError):
+            conn.send(("failed", f"{type(e).__name__}: {e}"))
+
+
+def _watch(parent: int, folder: str) -> None:
+    """End this process when ``parent`` is gone (``kill -9`` leaves no orphan), removing
+    the jobs' ``folder`` it can no longer remove."""
+    import threading
+    import time
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        shutil.rmtree(folder, ignore_errors=True)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="tokbench-parent-watch").start()
+
+
+def _warm() -> None:
+    """Import what the jobs use and draw one small figure (fonts loaded, caches filled)."""
+    import io
+
+    from tokbench.render.figures import Figures
+    from tokbench.render.plots import plot_jobs  # noqa: F401  (the renderers, imported)
+
+    fig, ax = Figures.subplots(figsize=(1, 1))
+    ax.text(0.5, 0.5, "0.5")
+    fig.savefig(io.BytesIO(), format="png")
