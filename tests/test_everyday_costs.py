@@ -306,6 +306,20 @@ def test_checkpoint_waits_longer_after_a_slow_write(tmp_path: Path,
     assert written == [0.0, 10.0, 20.0, 20.5]
 
 
+def test_counting_tokens_in_batches_loses_only_the_texts_that_fail() -> None:
+    from tokbench.engine.work import COUNT_BATCH, count_tokens
+
+    tok = ToyTokenizer(["a", "b", "ab"], unk=False)  # "x" raises
+    texts = ["ab", "aab"] * 40  # 80 texts: two batches
+    texts[3], texts[COUNT_BATCH + 2] = "abx", "x"
+    counts, errors = count_tokens(tok, texts)
+    want: list[int | None] = [1, 2] * 40
+    want[3] = want[COUNT_BATCH + 2] = None
+    assert COUNT_BATCH < 80 and counts == want
+    assert errors == [(3, "ValueError: cannot encode 'x'"),
+                      (COUNT_BATCH + 2, "ValueError: cannot encode 'x'")]
+
+
 def test_counting_tokens_gathers_no_token_ids() -> None:
     from tokbench.metrics.compute import TokenTable, measure_documents, subset_sums
     from tokbench.metrics.stats import collectors_for
