@@ -177,9 +177,25 @@ class Suite:
     #: by default (the numbers suite's digit metrics)
     families: tuple[str, ...] = ()
 
+    #: what the documents were made of (files' bytes, options, code), when a loader knows:
+    #: the hash is then kept on disk under it (``tokbench.suites.digests``); not carried
+    #: over by ``dataclasses.replace``, whose documents may differ
+    digest_key: str | None = field(default=None, init=False, repr=False, compare=False)
+
     @cached_property
     def sha256(self) -> str:
         """Hash of the content (ids, languages, domains, alignment, text), order included."""
+        if self.digest_key is None:
+            return self._content_hash()
+        from tokbench.suites.digests import read_digest, write_digest
+
+        digest = read_digest(self.digest_key)
+        if digest is None:
+            digest = self._content_hash()
+            write_digest(self.digest_key, digest)
+        return digest
+
+    def _content_hash(self) -> str:
         h = hashlib.sha256()
         lines: list[str] = []
         for d in self.documents:

@@ -14,6 +14,7 @@ surrogates from JSON ``\\ud800`` escapes) is treated the same way.
 from __future__ import annotations
 
 import difflib
+import hashlib
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -64,10 +65,13 @@ class Reader:
     files, CorruptFileError for the built-in data)."""
 
     def __init__(self, errors: str = "strict", error: type[TokbenchError] = InputError,
-                 counts: Counts | None = None) -> None:
+                 counts: Counts | None = None, fingerprint: bool = False) -> None:
         self.errors = check_errors(errors)
         self.error = error
         self.counts = counts or Counts()
+        #: with ``fingerprint``: each file read, as (path, sha256 of its bytes), in order
+        #: (what a suite's content hash is keyed by: ``tokbench.suites.digests``)
+        self.files: list[tuple[str, str]] | None = [] if fingerprint else None
 
     def read_bytes(self, path: Path) -> bytes:
         try:
@@ -76,6 +80,8 @@ class Reader:
             raise self.error(f"{path}: file not found") from None
         except OSError as e:
             raise self.error(f"{path}: cannot read: {e.strerror or e}") from None
+        if self.files is not None:
+            self.files.append((str(path), hashlib.sha256(data).hexdigest()))
         return data
 
     def _bad_utf8(self, path: Path | str, data: bytes, e: UnicodeDecodeError, base: int,
