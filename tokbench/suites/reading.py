@@ -134,6 +134,8 @@ class Reader:
             parts = text.removeprefix("\ufeff").split("\n")
             if parts and parts[-1] == "":
                 parts.pop()
+            if "\r" not in text:
+                return list[str | None](parts)
             return [p[:-1] if p.endswith("\r") else p for p in parts]
         out: list[str | None] = []
         offset = len(BOM) if data.startswith(BOM) else 0
@@ -302,15 +304,13 @@ def parallel_lines(reader: Reader, files: dict[str, Path], pivot: str, *,
     if domains is not None and len(domains) != n:
         raise reader.error(f"{domains_where}: {len(domains)} lines but {pivot_name} has {n}; "
                            "give one domain per line")
+    # what every language's line N shares: its align key and domain
+    aligns = [f"{split}:{i}" if split else str(i) for i in range(1, n + 1)]
+    doms = domains if domains is not None else [domain or split or ""] * n
     docs: list[Document] = []
     for lang in [pivot, *sorted(k for k in lines if k != pivot)]:
-        for i, text in enumerate(lines[lang], 1):
-            if text is None:
-                continue
-            if text == "":
-                reader.counts.skipped_empty += 1
-                continue
-            align = f"{split}:{i}" if split else str(i)
-            dom = domains[i - 1] if domains is not None else (domain or split or "")
-            docs.append(Document(f"{lang}:{align}", lang, dom, text, align))
+        got = lines[lang]
+        reader.counts.skipped_empty += got.count("")
+        docs += [Document(f"{lang}:{align}", lang, dom, text, align)
+                 for align, dom, text in zip(aligns, doms, got, strict=True) if text]
     return docs
