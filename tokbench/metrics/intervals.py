@@ -25,8 +25,8 @@ stratum. Where each stratum's total size in bytes is known (blocks of a file), t
 estimated per stratum as size_h · Σz / Σsize (Cochran's separate ratio estimate, §6.10):
 the residuals are then taken against each unit's bytes, so blocks of unequal length add
 no spread. The interval is θ ± t·√v with t the Student quantile
-(``scipy.special.stdtrit``) at Σ n_h − H degrees of freedom. Strata with fewer than
-two sampled units are pooled into one (collapsed strata, Cochran §5A.12).
+(``scipy.special.stdtrit``, remembered on disk) at Σ n_h − H degrees of freedom. Strata
+with fewer than two sampled units are pooled into one (collapsed strata, Cochran §5A.12).
 """
 
 from __future__ import annotations
@@ -321,10 +321,10 @@ def _collapse(m: Moments, design: Design) -> list[Group]:
 def t_quantile(level: float, df: int) -> float:
     """The two-sided Student t quantile: ``scipy.special.stdtrit``, the inverse of the t
     distribution function (what ``scipy.stats.t.ppf`` calls), without the import of
-    scipy.stats (about 0.7 s more)."""
-    from scipy.special import stdtrit
+    scipy.stats (about 0.7 s more), remembered on disk (``tokbench.metrics.quantiles``)."""
+    from tokbench.metrics.quantiles import stdtrit
 
-    return float(stdtrit(df, 0.5 + level / 2))
+    return stdtrit(df, 0.5 + level / 2)
 
 
 def ratio_interval(m: Moments, num: Sequence[str], den: Sequence[str], design: Design,
