@@ -89,3 +89,14 @@ def test_python_dash_m_tokbench() -> None:
     done = subprocess.run([sys.executable, "-m", "tokbench", "list", "--help"],
                           capture_output=True, text=True, check=False)
     assert done.returncode == 0 and done.stdout.startswith("usage: tokbench list")
+
+
+def test_a_command_builds_only_its_own_parser() -> None:
+    code = ("import sys; from tokbench.cli import build_parser; build_parser('run'); "
+            "print(sorted(m for m in ('tokbench.training.train', 'tokbench.parity.run', "
+            "'tokbench.speed.rows', 'tokbench.commands.train', 'tokbench.commands.run') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "['tokbench.commands.run']"
+    assert set(_subparsers()) == set(COMMANDS)  # no command named: every one
