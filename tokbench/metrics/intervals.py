@@ -93,9 +93,10 @@ class Moments:
                  ) -> Moments:
         """Moments of ``units`` (one row of K sums per unit) in ``strata`` (one per row)."""
         out = cls(tuple(names))
-        keys = np.asarray(strata, dtype=object)
-        for h in dict.fromkeys(strata):
-            rows = units[keys == h] if len(set(strata)) > 1 else units
+        kinds = list(dict.fromkeys(strata))
+        keys = np.asarray(strata, dtype=object) if len(kinds) > 1 else None
+        for h in kinds:
+            rows = units[keys == h] if keys is not None else units
             out.strata[str(h)] = StratumMoments(int(rows.shape[0]), rows.sum(axis=0),
                                                 _gram(rows))
         return out
@@ -183,6 +184,8 @@ def unit_rows(columns: np.ndarray, unit_of_doc: np.ndarray | None) -> np.ndarray
     if unit_of_doc is None or columns.shape[0] == 0:
         return columns
     _, inverse = np.unique(unit_of_doc, return_inverse=True)
+    if inverse.max() + 1 == columns.shape[0]:  # one document a unit: the moments are the
+        return columns  # same in any order of rows (sums of integers)
     out = np.zeros((int(inverse.max()) + 1, columns.shape[1]), dtype=np.int64)
     np.add.at(out, inverse, columns)
     return out
