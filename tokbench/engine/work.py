@@ -277,6 +277,8 @@ COUNTS_ONLY = frozenset({"counts", "aligned"})
 
 def morph_schemes(collectors: frozenset[str]) -> list[str]:
     """The gold-boundary schemes the ``collectors`` measure."""
+    if not collectors & set(MORPH_COLLECTORS):
+        return []  # the morpheme tables are not imported for nothing
     from tokbench.suites.morphemes import FAMILY_SCHEMES
 
     return [s for c in MORPH_COLLECTORS if c in collectors for s in FAMILY_SCHEMES[c]]
