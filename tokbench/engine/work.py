@@ -334,6 +334,38 @@ def count_tokens(tok: Tokenizer, texts: list[str], threads: int = 1
     return out, errors
 
 
+def language_order(docs: Sequence[Document]) -> list[int] | None:
+    """The documents' indexes with each language's together (in order of first
+    appearance, documents in their order); None when they already are. A shard of a
+    parallel suite holds the translations of each text side by side, and tokenizers
+    encode one language after another about a fifth faster (their caches stay warm)."""
+    first: dict[str, int] = {}
+    last = None
+    grouped = True
+    for d in docs:
+        if d.lang != last:
+            grouped = grouped and d.lang not in first
+            first.setdefault(d.lang, len(first))
+            last = d.lang
+    if grouped:
+        return None
+    return sorted(range(len(docs)), key=lambda i: first[docs[i].lang])
+
+
+def in_order(order: list[int] | None, texts: list[str],
+             encode: Callable[[list[str]], tuple[list[T | None], list[tuple[int, str]]]]
+             ) -> tuple[list[T | None], list[tuple[int, str]]]:
+    """``encode(texts)`` run on the texts taken in ``order`` (None: as they are), its
+    results and errors given back by the texts' own indexes."""
+    if order is None:
+        return encode(texts)
+    got, errors = encode([texts[i] for i in order])
+    out: list[T | None] = [None] * len(texts)
+    for k, i in enumerate(order):
+        out[i] = got[k]
+    return out, sorted((order[k], msg) for k, msg in errors)
+
+
 def _each(encode: Callable[[list[str]], Sequence[T]], texts: list[str]
           ) -> tuple[list[T | None], list[tuple[int, str]]]:
     """``encode(texts)``; when the tokenizer raises, each text alone, so that only the
@@ -372,14 +404,15 @@ def _measure(task: ShardTask, docs: list[Document], texts: list[str], layout: Su
     encoded: list[EncodedWithOffsets | None] = []
     encodings: list[list[int] | None] = []
     ntok: list[int | None] | None = None
+    order = language_order(docs)
     if task.collectors <= COUNTS_ONLY:
-        ntok, errors = count_tokens(tok, texts, task.threads)
+        ntok, errors = in_order(order, texts, lambda t: count_tokens(tok, t, task.threads))
     elif every_span:
-        encoded, errors = encode_all(tok, texts, task.threads)
+        encoded, errors = in_order(order, texts, lambda t: encode_all(tok, t, task.threads))
         encodings = [e.ids if e is not None else None for e in encoded]
         offsets = [e.offsets if e is not None else None for e in encoded]
     else:
-        encodings, errors = encode_ids(tok, texts, task.threads)
+        encodings, errors = in_order(order, texts, lambda t: encode_ids(tok, t, task.threads))
         unk_id = tok.unk_id
         unk = [] if "unk_spans" not in task.collectors or unk_id is None else [
             i for i, ids in enumerate(encodings) if ids is not None and unk_id in ids]
