@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
@@ -139,43 +138,6 @@ def test_a_pool_only_when_it_pays(monkeypatch: pytest.MonkeyPatch, load: float,
     auto = AutoExecutor(2)
     auto.expect(left, shards, load_s=2.0)
     assert auto.pays(per_byte, left, shards) is pays
-
-
-def test_this_process_runs_shards_while_the_pool_starts() -> None:
-    """Until the pool's first result, shards beyond those in flight run here; then the
-    pool takes every other shard. Each shard runs once."""
-    from concurrent.futures import Future
-
-    class Starting:  # a pool whose workers are up once this process has run two shards
-        def __init__(self) -> None:
-            self.up = False
-            self.waiting: list[tuple[Future[Any], Any]] = []
-
-        def submit(self, fn: Any, task: Any) -> Future[Any]:
-            fut: Future[Any] = Future()
-            if self.up:
-                fut.set_result(("pool", task))
-            else:
-                self.waiting.append((fut, task))
-            return fut
-
-    pool = ProcessExecutor(2)
-    starting = pool._pool = Starting()
-    here: list[Any] = []
-
-    def meanwhile(task: Any) -> Any:
-        here.append(task)
-        if len(here) == 2:
-            starting.up = True
-            for fut, waited in starting.waiting:
-                fut.set_result(("pool", waited))
-        return ("here", task)
-
-    tasks: list[Any] = list(range(10))
-    got = list(pool.map(tasks, meanwhile=meanwhile))
-    assert here == [4, 5]  # shards 0-3 were in flight (2 per worker)
-    assert sorted(got) == [*(("here", i) for i in (4, 5)),
-                           *(("pool", i) for i in (0, 1, 2, 3, 6, 7, 8, 9))]
 
 
 def test_default_jobs_on_a_small_job_works_here_with_the_same_numbers() -> None:

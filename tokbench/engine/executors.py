@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import pickle
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import CancelledError
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -101,12 +101,7 @@ class ProcessExecutor:
                                    initializer=_pool_worker, initargs=(*self._initargs,
                                                                        os.getpid()))
 
-    def map(self, tasks: Iterable[ShardTask],
-            meanwhile: Callable[[ShardTask], ShardResult] | None = None
-            ) -> Iterator[ShardResult]:
-        """Results as shards finish. ``meanwhile`` (a caller that has the tokenizers)
-        runs shards in this process until the pool's first result: the workers' start
-        (interpreter, imports, loading the tokenizers) is not time lost."""
+    def map(self, tasks: Iterable[ShardTask]) -> Iterator[ShardResult]:
         from concurrent.futures import FIRST_COMPLETED, wait
         from concurrent.futures.process import BrokenProcessPool
 
@@ -123,12 +118,6 @@ class ProcessExecutor:
                 pending[self._pool.submit(_shard_in_pool, task)] = task
             if not pending:
                 return
-            if meanwhile is not None and not any(f.done() for f in pending):
-                task = next(todo, None)
-                if task is not None:
-                    yield meanwhile(task)
-                    continue
-            meanwhile = None  # the workers are up (or nothing is left to share)
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             broken = False
             for fut in done:
@@ -226,7 +215,7 @@ class AutoExecutor:
 
         todo = iter(tasks)
         if self._pool is not None:
-            yield from self._pool.map(todo, meanwhile=process_shard)
+            yield from self._pool.map(todo)
             return
         first = next(todo, None)
         if first is None:
@@ -238,7 +227,7 @@ class AutoExecutor:
         per_byte = spent / max(1, first.nbytes * len(first.tokenizers))
         if left and self.pays(per_byte, left, self._shards - 1) and self._start_pool():
             assert self._pool is not None
-            yield from self._pool.map(todo, meanwhile=process_shard)
+            yield from self._pool.map(todo)
             return
         for task in todo:
             yield process_shard(task)
