@@ -89,3 +89,16 @@ def test_python_dash_m_tokbench() -> None:
     done = subprocess.run([sys.executable, "-m", "tokbench", "list", "--help"],
                           capture_output=True, text=True, check=False)
     assert done.returncode == 0 and done.stdout.startswith("usage: tokbench list")
+
+
+def test_a_command_builds_only_its_own_parser(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib
+
+    imported: list[str] = []
+    real = importlib.import_module
+    monkeypatch.setattr(importlib, "import_module",
+                        lambda name, package=None: imported.append(name) or real(name, package))
+    run_only = build_parser("run")
+    sub = next(a for a in run_only._actions if isinstance(a, argparse._SubParsersAction))
+    assert imported == ["tokbench.commands.run"] and list(sub.choices) == ["run"]
+    assert set(_subparsers()) == set(COMMANDS)  # no command named: every one

@@ -306,6 +306,43 @@ def test_checkpoint_waits_longer_after_a_slow_write(tmp_path: Path,
     assert written == [0.0, 10.0, 20.0, 20.5]
 
 
+def test_counting_tokens_in_batches_loses_only_the_texts_that_fail() -> None:
+    from tokbench.engine.work import COUNT_BATCH, count_tokens
+
+    tok = ToyTokenizer(["a", "b", "ab"], unk=False)  # "x" raises
+    texts = ["ab", "aab"] * 40  # 80 texts: two batches
+    texts[3], texts[COUNT_BATCH + 2] = "abx", "x"
+    counts, errors = count_tokens(tok, texts)
+    want: list[int | None] = [1, 2] * 40
+    want[3] = want[COUNT_BATCH + 2] = None
+    assert COUNT_BATCH < 80 and counts == want
+    assert errors == [(3, "ValueError: cannot encode 'x'"),
+                      (COUNT_BATCH + 2, "ValueError: cannot encode 'x'")]
+
+
+def test_a_shard_is_encoded_one_language_after_another() -> None:
+    from tokbench.engine.work import count_tokens, in_order, language_order
+
+    tok = ToyTokenizer(["a", "b", "ab"], unk=False)  # "x" raises
+    langs_texts = [("eng_Latn", "ab"), ("fra_Latn", "aab"), ("eng_Latn", "a"),
+                   ("fra_Latn", "x"), ("eng_Latn", "xb")]
+    docs = [Document(f"{lang}:{i}", lang, "x", text, str(i))
+            for i, (lang, text) in enumerate(langs_texts)]
+    order = language_order(docs)
+    assert order == [0, 2, 4, 1, 3]
+    assert language_order([docs[0], docs[2], docs[1], docs[3]]) is None  # grouped already
+    asked: list[list[str]] = []
+
+    def count(texts: list[str]) -> tuple[list[int | None], list[tuple[int, str]]]:
+        asked.append(list(texts))
+        return count_tokens(tok, texts)
+
+    counts, errors = in_order(order, [d.text for d in docs], count)
+    assert asked == [["ab", "a", "xb", "aab", "x"]]
+    assert counts == [1, 2, 1, None, None]  # by document again
+    assert errors == [(3, "ValueError: cannot encode 'x'"), (4, "ValueError: cannot encode 'x'")]
+
+
 def test_counting_tokens_gathers_no_token_ids() -> None:
     from tokbench.metrics.compute import TokenTable, measure_documents, subset_sums
     from tokbench.metrics.stats import collectors_for

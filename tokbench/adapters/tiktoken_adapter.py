@@ -413,7 +413,8 @@ class TiktokenTokenizer(Tokenizer):
     def encode_batch(self, texts: Sequence[str], threads: int = 1) -> list[list[int]]:
         """tiktoken's own ``encode_ordinary_batch`` on ``threads`` threads."""
         if threads <= 1 or len(texts) < 2:
-            return [self.encode(t) for t in texts]
+            encode = self.encoding.encode_ordinary  # a new list each call: no copy needed
+            return [encode(t) for t in texts]
         return [list(ids) for ids in
                 self.encoding.encode_ordinary_batch(list(texts), num_threads=threads)]
 

@@ -41,12 +41,16 @@ COMMANDS = {
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser: every subcommand, or ``only`` that one (the command
+    being run: the others' modules, some of which import a lot, are not imported)."""
     parser = argparse.ArgumentParser(
         prog="tokbench", description="Evaluate and benchmark tokenizers.")
     parser.add_argument("--version", action="version", version=f"tokbench {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, module_name in COMMANDS.items():
+        if only is not None and name != only:
+            continue
         module = importlib.import_module(module_name)  # a broken command fails loudly
         p = sub.add_parser(name, help=module.HELP, description=module.HELP)
         module.add_arguments(p)
@@ -60,9 +64,10 @@ TRACEBACK_ENV = "TOKBENCH_TRACEBACK"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    words = sys.argv[1:] if argv is None else list(argv)
     try:
-        parser = build_parser()
-        args = parser.parse_args(argv)
+        parser = build_parser(words[0] if words and words[0] in COMMANDS else None)
+        args = parser.parse_args(words)
     except (SystemExit, KeyboardInterrupt):  # argparse: --help (0) or a bad option (2)
         raise
     except BaseException as e:  # never exit 1 for a crash

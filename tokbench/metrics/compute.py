@@ -182,14 +182,12 @@ class SuiteLayout:
 
     Documents are laid end to end, separated by one newline; every offset below is
     into that joined text. Word spans and digit runs are given as byte ranges in it.
+    The joined text and its offsets are built when first used: metrics that only count
+    tokens, bytes and characters never need them.
     """
 
     texts: Sequence[str]
-    joined: str
-    offsets: np.ndarray  # char -> byte in the joined text
     chars: np.ndarray
-    char_base: np.ndarray
-    byte_base: np.ndarray
     nbytes: np.ndarray
     has_words: bool  # word spans were given (fertility is measured)
     words: np.ndarray  # words per document, -1 without a segmenter
@@ -201,6 +199,25 @@ class SuiteLayout:
     morph: MorphLayout | None = None
 
     @functools.cached_property
+    def joined(self) -> str:
+        return "\n".join(self.texts)
+
+    @functools.cached_property
+    def offsets(self) -> np.ndarray:
+        """Character -> UTF-8 byte offset in the joined text."""
+        return char_to_byte_offsets(self.joined)
+
+    @functools.cached_property
+    def char_base(self) -> np.ndarray:
+        """Where each document starts in the joined text, in characters."""
+        return np.concatenate([[0], np.cumsum(self.chars + 1)[:-1]]).astype(np.int64)
+
+    @functools.cached_property
+    def byte_base(self) -> np.ndarray:
+        """Where each document starts in the joined text, in UTF-8 bytes."""
+        return np.asarray(self.offsets[self.char_base])
+
+    @functools.cached_property
     def data(self) -> bytes:
         """The joined text's UTF-8 bytes."""
         return self.joined.encode("utf-8", "surrogatepass")
@@ -210,32 +227,42 @@ class SuiteLayout:
               word_spans: Sequence[Sequence[tuple[int, int]] | None] | None = None,
               numbers: bool = False) -> SuiteLayout:
         n = len(texts)
-        chars = np.fromiter((len(t) for t in texts), dtype=np.int64, count=n)
-        joined = "\n".join(texts)
-        offsets = char_to_byte_offsets(joined)
-        char_base = np.concatenate([[0], np.cumsum(chars + 1)[:-1]]).astype(np.int64)
-        byte_base = offsets[char_base]
-        nbytes = offsets[char_base + chars] - byte_base
-        words = np.full(n, -1, dtype=np.int64)
-        word_bytes = np.zeros((0, 2), dtype=np.int64)
-        doc_of_word = np.zeros(0, dtype=np.int64)
+        chars = np.fromiter(map(len, texts), dtype=np.int64, count=n)
+        # a lone surrogate counts 3 bytes, as in the offsets (``char_to_byte_offsets``)
+        nbytes = np.fromiter((len(t.encode("utf-8", "surrogatepass")) for t in texts),
+                             dtype=np.int64, count=n)
+        out = cls(texts, chars, nbytes, word_spans is not None, np.full(n, -1, dtype=np.int64),
+                  np.zeros((0, 2), dtype=np.int64), np.zeros(0, dtype=np.int64), None, None)
         if word_spans is not None:
             counts = np.fromiter((len(w) if w is not None else 0 for w in word_spans),
                                  dtype=np.int64, count=n)
-            words = np.where([w is not None for w in word_spans], counts, -1)
+            out.words = np.where([w is not None for w in word_spans], counts, -1)
             flat = np.fromiter(itertools.chain.from_iterable(
                 itertools.chain.from_iterable(w) for w in word_spans if w is not None),
                 dtype=np.int64).reshape(-1, 2)
-            doc_of_word = np.repeat(np.arange(n), counts)
+            out.doc_of_word = np.repeat(np.arange(n), counts)
             if flat.size:
-                word_bytes = offsets[flat + char_base[doc_of_word, None]]
-        runs = doc_of_run = None
+                out.word_bytes = out.offsets[flat + out.char_base[out.doc_of_word, None]]
         if numbers:
-            runs = np.asarray([(m.start(), m.end()) for m in DIGIT_RUN.finditer(joined)],
+            runs = np.asarray([(m.start(), m.end()) for m in DIGIT_RUN.finditer(out.joined)],
                               dtype=np.int64).reshape(-1, 2)
-            doc_of_run = np.searchsorted(char_base, runs[:, 0], side="right") - 1
-        return cls(texts, joined, offsets, chars, char_base, byte_base, nbytes,
-                   word_spans is not None, words, word_bytes, doc_of_word, runs, doc_of_run)
+            out.digit_runs = runs
+            out.doc_of_run = np.searchsorted(out.char_base, runs[:, 0], side="right") - 1
+        return out
+
+
+def count_documents(layout: SuiteLayout, tokens: Sequence[int | None]) -> DocCounts:
+    """The counts of metrics that need only how many tokens each document has
+    (``tokens``: None where the tokenizer failed on it): no token ids, no kinds of token."""
+    n = len(tokens)
+    zeros = lambda: np.zeros(n, dtype=np.int64)  # noqa: E731
+    return DocCounts(ok=np.array([t is not None for t in tokens], dtype=bool),
+                     tokens=np.fromiter((t or 0 for t in tokens), dtype=np.int64, count=n),
+                     bytes=layout.nbytes, chars=layout.chars, words=layout.words,
+                     continued=zeros(), single=zeros(), roundtrip=np.zeros(n, bool),
+                     unk=zeros(), unk_chars=zeros(), fallback=zeros(), byte_tokens=zeros(),
+                     digits=zeros(), digit_tokens=zeros(),
+                     runs=np.zeros((n, len(DIGIT_CLASSES)), np.int64))
 
 
 def measure_documents(
@@ -265,16 +292,12 @@ def measure_documents(
         layout = SuiteLayout.build(texts, word_spans, numbers)
     n = len(texts)
     zeros = lambda: np.zeros(n, dtype=np.int64)  # noqa: E731
+    if not token_ids and decoded is None and not (layout.has_words or numbers
+                                                   or layout.morph is not None):
+        return count_documents(layout, [None if e is None else len(e) for e in encodings])
     ok = np.array([e is not None for e in encodings], dtype=bool)
     encs = [e if e is not None else () for e in encodings]
     ntok = np.fromiter((len(e) for e in encs), dtype=np.int64, count=n)
-    if not token_ids and decoded is None and not (layout.has_words or numbers
-                                                   or layout.morph is not None):
-        return DocCounts(ok=ok, tokens=ntok, bytes=layout.nbytes, chars=layout.chars,
-                         words=layout.words, continued=zeros(), single=zeros(),
-                         roundtrip=np.zeros(n, bool), unk=zeros(), unk_chars=zeros(),
-                         fallback=zeros(), byte_tokens=zeros(), digits=zeros(),
-                         digit_tokens=zeros(), runs=np.zeros((n, len(DIGIT_CLASSES)), np.int64))
     ids = np.fromiter(itertools.chain.from_iterable(encs), dtype=np.int64, count=int(ntok.sum()))
     doc_of_token = np.repeat(np.arange(n), ntok)
     table.ensure(ids)

@@ -25,8 +25,8 @@ stratum. Where each stratum's total size in bytes is known (blocks of a file), t
 estimated per stratum as size_h · Σz / Σsize (Cochran's separate ratio estimate, §6.10):
 the residuals are then taken against each unit's bytes, so blocks of unequal length add
 no spread. The interval is θ ± t·√v with t the Student quantile
-(``scipy.special.stdtrit``) at Σ n_h − H degrees of freedom. Strata with fewer than
-two sampled units are pooled into one (collapsed strata, Cochran §5A.12).
+(``scipy.special.stdtrit``, remembered on disk) at Σ n_h − H degrees of freedom. Strata
+with fewer than two sampled units are pooled into one (collapsed strata, Cochran §5A.12).
 """
 
 from __future__ import annotations
@@ -93,9 +93,10 @@ class Moments:
                  ) -> Moments:
         """Moments of ``units`` (one row of K sums per unit) in ``strata`` (one per row)."""
         out = cls(tuple(names))
-        keys = np.asarray(strata, dtype=object)
-        for h in dict.fromkeys(strata):
-            rows = units[keys == h] if len(set(strata)) > 1 else units
+        kinds = list(dict.fromkeys(strata))
+        keys = np.asarray(strata, dtype=object) if len(kinds) > 1 else None
+        for h in kinds:
+            rows = units[keys == h] if keys is not None else units
             out.strata[str(h)] = StratumMoments(int(rows.shape[0]), rows.sum(axis=0),
                                                 _gram(rows))
         return out
@@ -197,6 +198,8 @@ def unit_rows(columns: np.ndarray, unit_of_doc: np.ndarray | None) -> np.ndarray
     if unit_of_doc is None or columns.shape[0] == 0:
         return columns
     _, inverse = np.unique(unit_of_doc, return_inverse=True)
+    if inverse.max() + 1 == columns.shape[0]:  # one document a unit: the moments are the
+        return columns  # same in any order of rows (sums of integers)
     out = np.zeros((int(inverse.max()) + 1, columns.shape[1]), dtype=np.int64)
     np.add.at(out, inverse, columns)
     return out
@@ -442,10 +445,10 @@ def _collapse(m: Moments, design: Design) -> list[Group]:
 def t_quantile(level: float, df: int) -> float:
     """The two-sided Student t quantile: ``scipy.special.stdtrit``, the inverse of the t
     distribution function (what ``scipy.stats.t.ppf`` calls), without the import of
-    scipy.stats (about 0.7 s more)."""
-    from scipy.special import stdtrit
+    scipy.stats (about 0.7 s more), remembered on disk (``tokbench.metrics.quantiles``)."""
+    from tokbench.metrics.quantiles import stdtrit
 
-    return float(stdtrit(df, 0.5 + level / 2))
+    return stdtrit(df, 0.5 + level / 2)
 
 
 def ratio_interval(m: Moments, num: Sequence[str], den: Sequence[str], design: Design,

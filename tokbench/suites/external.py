@@ -19,6 +19,7 @@ from typing import Any
 from tokbench.constants import PIVOT
 from tokbench.errors import InputError, MissingDependencyError
 from tokbench.paths import user_path
+from tokbench.suites.digests import source_key
 from tokbench.suites.langs import CODE, UNDETERMINED, canonical_lang, looks_like_code
 from tokbench.suites.model import Document, Suite
 from tokbench.suites.reading import (
@@ -111,7 +112,7 @@ def load_flores200(target: str = "", *, errors: str = "strict", **options: Any) 
     else:
         root = _path(target, "flores200")
     splits = FLORES_SPLITS if split == "both" else (split,)
-    reader = Reader(errors)
+    reader = Reader(errors, fingerprint=True)
     per_split: dict[str, dict[str, Path]] = {}
     for s in splits:
         folder = root / s
@@ -138,10 +139,14 @@ def load_flores200(target: str = "", *, errors: str = "strict", **options: Any) 
             by_lang.setdefault(doc.lang, []).append(doc)
     docs = [d for lang in [pivot, *sorted(langs - {pivot})] for d in by_lang.get(lang, [])]
     name = "flores200" if split == "both" else f"flores200-{split}"
-    return _suite(name, docs, reader, source=f"flores200:{root}", parallel=True,
-                  subset_by="lang", meta={"splits": list(splits)},
-                  description="FLORES-200 (NLLB team, CC BY-SA 4.0): the same sentences "
-                              "translated into each language")
+    suite = _suite(name, docs, reader, source=f"flores200:{root}", parallel=True,
+                   subset_by="lang", meta={"splits": list(splits)},
+                   description="FLORES-200 (NLLB team, CC BY-SA 4.0): the same sentences "
+                               "translated into each language")
+    assert reader.files is not None
+    suite.digest_key = source_key("flores200", {"split": split, "errors": errors},
+                                  reader.files)
+    return suite
 
 
 # --- text: -----------------------------------------------------------------------------

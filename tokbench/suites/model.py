@@ -177,9 +177,25 @@ class Suite:
     #: by default (the numbers suite's digit metrics)
     families: tuple[str, ...] = ()
 
+    #: what the documents were made of (files' bytes, options, code), when a loader knows:
+    #: the hash is then kept on disk under it (``tokbench.suites.digests``); not carried
+    #: over by ``dataclasses.replace``, whose documents may differ
+    digest_key: str | None = field(default=None, init=False, repr=False, compare=False)
+
     @cached_property
     def sha256(self) -> str:
         """Hash of the content (ids, languages, domains, alignment, text), order included."""
+        if self.digest_key is None:
+            return self._content_hash()
+        from tokbench.suites.digests import read_digest, write_digest
+
+        digest = read_digest(self.digest_key)
+        if digest is None:
+            digest = self._content_hash()
+            write_digest(self.digest_key, digest)
+        return digest
+
+    def _content_hash(self) -> str:
         h = hashlib.sha256()
         lines: list[str] = []
         for d in self.documents:
@@ -189,6 +205,11 @@ class Suite:
                 lines.clear()
         h.update("".join(lines).encode("utf-8"))
         return h.hexdigest()
+
+    @cached_property
+    def doc_bytes(self) -> list[int]:
+        """Each document's UTF-8 bytes (for the results and for cutting shards)."""
+        return [len(d.text.encode("utf-8")) for d in self.documents]
 
     def subset_of(self, doc: Document) -> str:
         return doc.lang if self.subset_by == "lang" else doc.domain
@@ -204,11 +225,11 @@ class Suite:
         """Consecutive documents of about ``MAX_SHARD_BYTES`` (fewer bytes for a small suite
         on many workers, never under ``MIN_SHARD_BYTES``); the translations of one text of
         a parallel suite are one unit (of its intervals), never cut apart."""
-        docs = self.documents
+        docs, sizes = self.documents, self.doc_bytes
         if self.parallel:
             order = {k: i for i, k in enumerate(dict.fromkeys(d.align for d in docs))}
-            docs = sorted(docs, key=lambda d: order[d.align])
-        sizes = [len(d.text.encode("utf-8")) for d in docs]
+            at = sorted(range(len(docs)), key=lambda i: order[docs[i].align])
+            docs, sizes = [docs[i] for i in at], [sizes[i] for i in at]
         target = min(MAX_SHARD_BYTES, max(MIN_SHARD_BYTES, sum(sizes) // max(1, 4 * workers)))
         shards: list[Shard] = []
         start = acc = 0
@@ -262,7 +283,7 @@ class Suite:
             "subset_by": self.subset_by,
             "documents": len(self.documents),
             "languages": self.languages(),
-            "bytes": sum(len(d.text.encode("utf-8")) for d in self.documents),
+            "bytes": sum(self.doc_bytes),
             "left_out": self.left_out(),
             **({"sample": self.meta["sample"]} if "sample" in self.meta else {}),
         }

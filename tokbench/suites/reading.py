@@ -14,6 +14,7 @@ surrogates from JSON ``\\ud800`` escapes) is treated the same way.
 from __future__ import annotations
 
 import difflib
+import hashlib
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -64,10 +65,13 @@ class Reader:
     files, CorruptFileError for the built-in data)."""
 
     def __init__(self, errors: str = "strict", error: type[TokbenchError] = InputError,
-                 counts: Counts | None = None) -> None:
+                 counts: Counts | None = None, fingerprint: bool = False) -> None:
         self.errors = check_errors(errors)
         self.error = error
         self.counts = counts or Counts()
+        #: with ``fingerprint``: each file read, as (path, sha256 of its bytes), in order
+        #: (what a suite's content hash is keyed by: ``tokbench.suites.digests``)
+        self.files: list[tuple[str, str]] | None = [] if fingerprint else None
 
     def read_bytes(self, path: Path) -> bytes:
         try:
@@ -76,6 +80,8 @@ class Reader:
             raise self.error(f"{path}: file not found") from None
         except OSError as e:
             raise self.error(f"{path}: cannot read: {e.strerror or e}") from None
+        if self.files is not None:
+            self.files.append((str(path), hashlib.sha256(data).hexdigest()))
         return data
 
     def _bad_utf8(self, path: Path | str, data: bytes, e: UnicodeDecodeError, base: int,
@@ -128,6 +134,8 @@ class Reader:
             parts = text.removeprefix("\ufeff").split("\n")
             if parts and parts[-1] == "":
                 parts.pop()
+            if "\r" not in text:
+                return list[str | None](parts)
             return [p[:-1] if p.endswith("\r") else p for p in parts]
         out: list[str | None] = []
         offset = len(BOM) if data.startswith(BOM) else 0
@@ -296,15 +304,13 @@ def parallel_lines(reader: Reader, files: dict[str, Path], pivot: str, *,
     if domains is not None and len(domains) != n:
         raise reader.error(f"{domains_where}: {len(domains)} lines but {pivot_name} has {n}; "
                            "give one domain per line")
+    # what every language's line N shares: its align key and domain
+    aligns = [f"{split}:{i}" if split else str(i) for i in range(1, n + 1)]
+    doms = domains if domains is not None else [domain or split or ""] * n
     docs: list[Document] = []
     for lang in [pivot, *sorted(k for k in lines if k != pivot)]:
-        for i, text in enumerate(lines[lang], 1):
-            if text is None:
-                continue
-            if text == "":
-                reader.counts.skipped_empty += 1
-                continue
-            align = f"{split}:{i}" if split else str(i)
-            dom = domains[i - 1] if domains is not None else (domain or split or "")
-            docs.append(Document(f"{lang}:{align}", lang, dom, text, align))
+        got = lines[lang]
+        reader.counts.skipped_empty += got.count("")
+        docs += [Document(f"{lang}:{align}", lang, dom, text, align)
+                 for align, dom, text in zip(aligns, doms, got, strict=True) if text]
     return docs
