@@ -262,6 +262,12 @@ def _shard_in_pool(task: ShardTask) -> ShardResult:
 def _pool_worker(run_id: str, specs: Sequence[tuple[str, object]], parent: int) -> None:
     """A pool worker: load the run's tokenizers, and end when the run's process is gone
     (``kill -9`` leaves no orphan encoding on)."""
+    watch_parent(parent)
+    install_from_specs(run_id, specs)
+
+
+def watch_parent(parent: int) -> None:
+    """End this worker process as soon as ``parent`` (the run's process) is gone."""
     import threading
     import time
 
@@ -271,7 +277,6 @@ def _pool_worker(run_id: str, specs: Sequence[tuple[str, object]], parent: int) 
         os._exit(1)
 
     threading.Thread(target=watch, daemon=True, name="tokbench-parent-watch").start()
-    install_from_specs(run_id, specs)
 
 
 class DaskExecutor:
