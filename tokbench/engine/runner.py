@@ -168,13 +168,16 @@ def run(
     eight reference tokenizers on every built-in suite); a tokenizer may also be a
     picklable zero-argument factory (``functools.partial(load, path)``), which worker
     processes call instead of receiving the object; ``metrics`` are metric or
-    family names (default: all). ``jobs`` worker processes (None: every usable core;
-    1: this process) or ``executor="dask"`` (``scheduler`` address, or a LocalCluster).
+    family names (default: all). ``jobs`` worker processes (None: every usable core when a
+    pool pays, or, for a small corpus, the tokenizers split over two processes; 1: this
+    process) or ``executor="dask"`` (``scheduler`` address, or a LocalCluster).
     ``resume`` reuses the rows of finished units whose tokenizer, suite, settings and
     metrics are unchanged; ``state`` is a checkpoint file of finished shards (reused
     when it matches, so an interrupted run redoes only unfinished shards).
     ``on_loaded`` receives the loaded tokenizers by name once they are loaded (the CLI's
-    token viewer reuses them instead of loading every file again). Keyword
+    token viewer reuses them instead of loading every file again; a run split by
+    tokenizer, ``tokbench.engine.split``, gives those its other process loaded as that
+    process's part of the viewer data, ``tokbench.engine.viewer.ViewerPart``). Keyword
     ``options`` set ``Settings`` fields (e.g. ``premium_join=True``). ``progress`` is
     called with each ``tokbench.events`` event as the run goes.
 
