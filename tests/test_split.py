@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tokbench.engine import split
+from tokbench.engine.executors import usable_cores
 from tokbench.engine.runner import run
 from tokbench.engine.split import AUTO, SERIAL, SPLIT, Half, Mark, Merger, balance, choose
 from tokbench.engine.viewer import ViewerPart, viewer_from_results
@@ -158,7 +159,8 @@ def test_a_split_run_gives_one_process_rows_in_its_order(free: None) -> None:
     loaded: dict[str, Any] = {}
     got = run(TOKENIZERS, SUITES, throughput_repeats=1, jobs=None, progress=events.append,
               on_unit=lambda r: checkpoints.append(len(r.rows)), on_loaded=loaded.update)
-    assert got.meta.executor == {"kind": "AutoExecutor", "workers": 2, "chosen": "split"}
+    assert got.meta.executor == {"kind": "AutoExecutor", "workers": usable_cores(),
+                                 "chosen": "split"}
     _same_as_serial(got, one)
     assert any(r.extra.get("vs") for r in got.rows)  # paired comparisons across processes
     # one start, one end; each process encodes the text once: twice the bytes
@@ -239,3 +241,19 @@ def test_viewer_parts_that_do_not_line_up_are_not_merged() -> None:
     assert merge_parts(data, [same], ["b", "a"]) is True
     assert data["suites"][0]["samples"][0]["rows"] == {"b": {"n": 2}, "a": {"n": 1}}
     assert data["loaded"] == ["b", "a"] and data["notes"] == ["n"]
+
+
+def test_the_command_line_writes_the_same_viewer_from_both_processes(
+        free: None, tmp_path: Path) -> None:
+    from tokbench.cli import main
+
+    argv = ["run", "-t", "bytes,gpt2,chars", "-s", "unicode,code", "-m",
+            "compression,roundtrip", "--no-plots", "--no-history", "--repeats", "1"]
+    assert main([*argv, "--out", str(tmp_path / "one"), "--jobs", "1"]) == 0
+    assert main([*argv, "--out", str(tmp_path / "two")]) == 0
+    one, two = Results.load(tmp_path / "one"), Results.load(tmp_path / "two")
+    assert two.meta.executor == {"kind": "AutoExecutor", "workers": usable_cores(),
+                                 "chosen": "split"}
+    assert [r.to_dict() for r in two.rows] == [r.to_dict() for r in one.rows]
+    assert (tmp_path / "two" / "viewer.json").read_bytes() == \
+        (tmp_path / "one" / "viewer.json").read_bytes()
