@@ -200,25 +200,26 @@ def test_a_tokenizer_that_fails_in_the_other_process_is_said_as_in_one(
 
 def test_the_other_process_killed_is_redone_here(free: None,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    started: list[split.OtherProcess] = []
-    init = split.OtherProcess.__init__
+    killed: list[split.OtherProcess] = []
+    send = split.OtherProcess.send
 
-    def keep(self: split.OtherProcess, *args: Any) -> None:
-        init(self, *args)
-        started.append(self)
+    def send_then_kill(self: split.OtherProcess, work: object) -> None:
+        send(self, work)
+        if work is not None:  # given its tokenizers, it dies before finishing them
+            os.kill(self.proc.pid, signal.SIGKILL)
+            killed.append(self)
 
-    monkeypatch.setattr(split.OtherProcess, "__init__", keep)
-
-    def kill(event: Event) -> None:
-        if isinstance(event, ShardDone) and started[0].proc.is_alive():
-            os.kill(started[0].proc.pid, signal.SIGKILL)
-
-    one = run(TOKENIZERS[:2], SUITES, ["compression", "roundtrip"], jobs=1)
-    got = run(TOKENIZERS[:2], SUITES, ["compression", "roundtrip"], jobs=None, progress=kill)
+    monkeypatch.setattr(split.OtherProcess, "send", send_then_kill)
+    one = run(TOKENIZERS, SUITES, ["compression", "roundtrip"], jobs=1)
+    events: list[Event] = []
+    got = run(TOKENIZERS, SUITES, ["compression", "roundtrip"], jobs=None,
+              progress=events.append)
+    assert killed and got.meta.executor is not None
+    assert got.meta.executor["chosen"] == "split"
     assert [r.to_dict() for r in got.rows] == [r.to_dict() for r in one.rows]
     assert got.meta.warnings == ["the second process of this run ended (killed by SIGKILL); "
                                  "its tokenizers were measured in the first"]
-    assert not started[0].proc.is_alive()
+    assert not killed[0].proc.is_alive() and isinstance(events[-1], RunDone)
 
 
 def test_resumed_and_precision_runs_stay_in_one_process(free: None) -> None:

@@ -355,11 +355,15 @@ class JoinedProgress:
 
 class OtherProcess:
     """The spawned process of a split run and the pipe to it: started before this one
-    loads anything; given its work (``send``) once that is decided. It ends with this
-    process (``close``), on Ctrl-C, or when this process dies (its parent watch)."""
+    loads anything; given its work (``send``) once that is decided. A thread takes its
+    messages as they come (so it never waits for this process to read), ``messages``
+    hands them over. It ends with this process (``close``), on Ctrl-C, or when this
+    process dies (its parent watch)."""
 
     def __init__(self, target: Callable[[Connection, int], None]) -> None:
         import multiprocessing
+        import queue
+        import threading
 
         ctx = multiprocessing.get_context("spawn")
         self.conn, theirs = ctx.Pipe()
@@ -368,6 +372,20 @@ class OtherProcess:
         self.proc.start()
         theirs.close()
         self.finished = False  # it said its last
+        self._inbox: queue.Queue[tuple[str, Any]] = queue.Queue()
+        threading.Thread(target=self._receive, daemon=True, name="tokbench-split-inbox").start()
+
+    def _receive(self) -> None:
+        while True:
+            try:
+                message = self.conn.recv()
+            except (EOFError, OSError):  # it ended, or this side closed the pipe
+                self.proc.join(5)
+                self._inbox.put(("died", self.proc.exitcode))
+                return
+            self._inbox.put(message)
+            if message[0] in ("viewer", "error"):
+                return
 
     def send(self, work: object) -> None:
         """Give the process its work; one that died already is found by ``messages``."""
@@ -375,26 +393,17 @@ class OtherProcess:
             self.conn.send(work)
 
     def messages(self, block: bool) -> Iterator[tuple[str, Any]]:
-        """Messages waiting (``block``: waiting for more until the process has said its
+        """Messages received (``block``: waiting for more until the process has said its
         last, ``"viewer"`` or ``"error"``); a process that died first says
         ``("died", exit code)``."""
-        from multiprocessing.connection import wait
+        import queue
 
         while not self.finished:
-            if not block and not self.conn.poll(0):
-                return
-            if block:
-                wait([self.conn, self.proc.sentinel])
             try:
-                if not self.conn.poll(0):
-                    raise EOFError
-                message = self.conn.recv()
-            except (EOFError, OSError):
-                self.proc.join(5)
-                self.finished = True
-                yield ("died", self.proc.exitcode)
+                message = self._inbox.get(block)
+            except queue.Empty:
                 return
-            self.finished = message[0] in ("viewer", "error")
+            self.finished = message[0] in ("viewer", "error", "died")
             yield message
 
     def close(self) -> None:
