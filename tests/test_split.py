@@ -22,8 +22,8 @@ from tokbench.record import RunError, TokenizerInfo, TokenizerSource
 from tokbench.results import Results, Row
 
 SUITES = ["multilingual?languages=eng_Latn,jpn_Jpan,deu_Latn", "code"]
-# costs 2.14 (cl100k_base, 1.68 MB), 1.72 (gpt2, 0.84 MB), 1.3, 1.3: this process takes
-# cl100k_base and bytes, the other gpt2 and chars (see test_balance_...)
+# costs 1.47 (cl100k_base, 1.68 MB), 1.38 (gpt2, 0.84 MB), 1.3, 1.3: this process takes
+# cl100k_base (1.47) and bytes (2.77), the other gpt2 (0.7 + 1.38) and chars (3.38)
 TOKENIZERS = ["bytes", "chars", "cl100k_base", "gpt2"]
 
 
@@ -44,17 +44,20 @@ def test_split_only_when_a_core_is_free_and_the_corpus_small(
 
 
 def test_balance_gives_the_costliest_first_to_the_process_with_less() -> None:
-    # xlm-roberta's file (17.08 MB) costs 1.3 + 0.5 * 17.08 = 9.84
-    assert split.tokenizer_cost(17_080_000) == pytest.approx(9.84)
-    assert split.tokenizer_cost(None) == 1.3
+    # an HF tokenizer.json of 17.08 MB (xlm-roberta): 1.3 + 0.5 * 17.08 = 9.84 s
+    assert split.tokenizer_cost(17_080_000, "tokenizers") == pytest.approx(9.84)
+    assert split.tokenizer_cost(1_680_000, "tiktoken") == pytest.approx(1.468)
+    assert split.tokenizer_cost(490_000, "sentencepiece") == pytest.approx(2.649)
+    assert split.tokenizer_cost(None, "bytes") == 1.3
     # 9 here (0 <= 0.7), then 1 each to the other: 1.7, 2.7, 3.7 < 9
     assert balance([1.0, 9.0, 1.0, 1.0]) == [True, False, True, True]
-    # the default eight, as measured: xlm-roberta and qwen3 end up apart
-    costs = [1.72, 2.14, 3.1, 1.66, 2.39, 9.84, 1.55, 7.01]
-    other = balance(costs)
-    assert other[5] != other[7]
-    assert [c for c, o in zip(costs, other, strict=True) if o] == [2.14, 3.1, 1.66, 7.01]
     assert balance([2.0, 1.0]) == [False, True]
+    # the default eight (their files' sizes and adapters): xlm-roberta 9.84 here, qwen3
+    # 7.01 there (7.71 with its start), mistral-v1 2.65 there (10.36), o200k_base 1.66
+    # here (11.50), llama-3 1.52 there (11.88), cl100k_base 1.47 here (12.97), gpt2 1.38
+    # there (13.26), llama-2 1.37 here (14.34)
+    costs = [1.384, 1.468, 1.661, 1.372, 1.518, 9.84, 2.649, 7.01]
+    assert balance(costs) == [True, False, False, False, True, False, True, True]
 
 
 # -- the merge (pure) ---------------------------------------------------------------------

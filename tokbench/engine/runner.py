@@ -714,14 +714,21 @@ class _Split:
            ) -> Results | None:
         """The merged results, or None when the split does not pay after all (the
         other process is ended; ``self.suites`` holds the suites loaded)."""
-        from tokbench.engine.split import SPLIT, balance, choose, free_cores, sendable
-        from tokbench.loading.loader import local_size
+        from tokbench.engine.split import (
+            SPLIT,
+            balance,
+            choose,
+            free_cores,
+            sendable,
+            tokenizer_cost,
+        )
+        from tokbench.loading.loader import local_file
 
         wall0 = time.perf_counter()
         try:
             self.suites = [_load_suite(s) for s in suite_specs]
             text = sum(sum(sh.nbytes for sh in s.plan_shards(1)[0]) for s in self.suites)
-            other = balance([_cost(local_size(s)) for s in specs])
+            other = balance([tokenizer_cost(*local_file(s)) for s in specs])
             mine = [s for s, o in zip(specs, other, strict=True) if not o]
             theirs = [s for s, o in zip(specs, other, strict=True) if o]
             splittable = bool(mine and theirs) and sendable({s.name: s for s in self.suites})
@@ -825,12 +832,6 @@ class _Split:
                 return
             if until is not None and until():
                 return
-
-
-def _cost(size: int | None) -> float:
-    from tokbench.engine.split import tokenizer_cost
-
-    return tokenizer_cost(size)
 
 
 def _split_child(conn: Connection, parent: int) -> None:

@@ -43,11 +43,15 @@ if TYPE_CHECKING:
 #: document shards never pays back every worker's loading of every tokenizer (the
 #: default run is 6.4 MB), and the units the merge keeps for the intervals stay small
 SPLIT_MAX_BYTES = 16 * 1024 * 1024
-#: the cost of one tokenizer in a run, as measured on the built-in suites (load + work of
-#: each default tokenizer alone): about 1.3 s plus 0.5 s per MB of its file (the large
-#: HF tokenizer.json files are also the slowest to encode)
+#: the cost of one tokenizer in a run (seconds), as measured on the built-in suites (load +
+#: work of each default tokenizer alone, 1-minute load about 2): HF tokenizer.json files
+#: (``tokenizers``) cost 1.3 s plus 0.5 s per MB (17 MB: 10.2 s, 11.4 MB: 7.1 s: parsing
+#: and encoding both grow with the file); sentencepiece 2.6 s; the rest (tiktoken, GGUF,
+#: baselines) 1.3 s plus 0.1 s per MB (0.7..3.6 MB: 1.3..2.1 s)
 BASE_COST = 1.3
-COST_PER_MB = 0.5
+BASE_COSTS = {"sentencepiece": 2.6}
+COST_PER_MB = 0.1
+COSTS_PER_MB = {"tokenizers": 0.5, "transformers": 0.5}
 #: the other process's head start is negative: its interpreter and imports (seconds of
 #: the same scale as ``BASE_COST``)
 SPAWN_COST = 0.7
@@ -74,9 +78,11 @@ def choose(*, tokenizers: int, free_cores: float, work_bytes: int, splittable: b
     return AUTO
 
 
-def tokenizer_cost(size: int | None) -> float:
-    """Estimated seconds of one tokenizer's part of a run, from its file's size."""
-    return BASE_COST + COST_PER_MB * (size or 0) / 1e6
+def tokenizer_cost(size: int | None, adapter: str | None) -> float:
+    """Estimated seconds of one tokenizer's part of a run, from its file's size and the
+    adapter that loads it (``tokbench.loading.loader.local_file``)."""
+    base = BASE_COSTS.get(adapter or "", BASE_COST)
+    return base + COSTS_PER_MB.get(adapter or "", COST_PER_MB) * (size or 0) / 1e6
 
 
 def balance(costs: Sequence[float]) -> list[bool]:
