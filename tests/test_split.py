@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tokbench.engine import split
+from tokbench.engine import executors, split
 from tokbench.engine.executors import usable_cores
 from tokbench.engine.runner import run
 from tokbench.engine.split import AUTO, SERIAL, SPLIT, Half, Mark, Merger, balance, choose
@@ -138,7 +138,7 @@ def test_progress_of_both_processes_is_one_run() -> None:
 @pytest.fixture
 def free(monkeypatch: pytest.MonkeyPatch) -> None:
     """Two free cores whatever the machine's load (the split is chosen)."""
-    monkeypatch.setattr(split, "free_cores", lambda: 2.0)
+    monkeypatch.setattr(executors, "free_cores", lambda: 2.0)
 
 
 def _same_as_serial(got: Results, one: Results) -> None:

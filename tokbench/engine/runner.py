@@ -681,8 +681,8 @@ def _may_split(executor: Executor, specs: list[Any], families: list[str],
     """Whether a run may be split by tokenizer (``tokbench.engine.split``), as far as is
     known before anything is loaded: the default ``jobs``, tokenizers given by spec, not
     read to a precision, every family's rows per tokenizer, a second core free."""
-    from tokbench.engine.executors import AutoExecutor
-    from tokbench.engine.split import SERIAL, choose, free_cores
+    from tokbench.engine.executors import AutoExecutor, free_cores
+    from tokbench.engine.split import SERIAL, choose
 
     if not isinstance(executor, AutoExecutor) or settings.precision is not None:
         return False
@@ -714,14 +714,8 @@ class _Split:
            ) -> Results | None:
         """The merged results, or None when the split does not pay after all (the
         other process is ended; ``self.suites`` holds the suites loaded)."""
-        from tokbench.engine.split import (
-            SPLIT,
-            balance,
-            choose,
-            free_cores,
-            sendable,
-            tokenizer_cost,
-        )
+        from tokbench.engine.executors import free_cores
+        from tokbench.engine.split import SPLIT, balance, choose, sendable, tokenizer_cost
         from tokbench.loading.loader import local_file
 
         wall0 = time.perf_counter()

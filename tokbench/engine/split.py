@@ -66,7 +66,7 @@ def choose(*, tokenizers: int, free_cores: float, work_bytes: int, splittable: b
     ``"serial"`` in this process, or ``"auto"`` (``AutoExecutor``: a pool of document
     shards if the first shard's speed says it pays, else this process).
 
-    ``free_cores``: the cores other processes leave free (``free_cores()``);
+    ``free_cores``: the cores other processes leave free (``executors.free_cores``);
     ``work_bytes``: the text times the tokenizers; ``splittable``: nothing in the run
     keeps it in one process (a resumed run, one read to a precision, tokenizers that
     cannot be sent, a family comparing tokenizers).
@@ -95,14 +95,6 @@ def balance(costs: Sequence[float]) -> list[bool]:
         loads[side] += costs[i]
         other[i] = side == 1
     return other
-
-
-def free_cores() -> float:
-    """Cores this process may use that other processes leave free (1-minute load average;
-    this process counts as one)."""
-    from tokbench.engine.executors import _load_average, usable_cores
-
-    return usable_cores() - max(0.0, _load_average() - 1.0)
 
 
 # -- what each process did -------------------------------------------------------------
