@@ -43,6 +43,17 @@ def test_split_only_when_a_core_is_free_and_the_corpus_small(
                   splittable=splittable) == chosen
 
 
+def test_split_only_when_the_estimates_say_it_saves_enough() -> None:
+    # the default eight: 26.9 s in one process, 14.34 here and 13.26 there: 12.56 s saved
+    costs = [1.384, 1.468, 1.661, 1.372, 1.518, 9.84, 2.649, 7.01]
+    assert split.saving(costs, balance(costs)) == pytest.approx(26.902 - 14.341)
+    # FLORES, cl100k_base (1.47) and xlm-roberta (9.84): only 1.47 s to save
+    assert split.saving([1.468, 9.84], balance([1.468, 9.84])) == pytest.approx(1.468)
+    kw = {"tokenizers": 2, "free_cores": 2.0, "work_bytes": 1_500_000, "splittable": True}
+    assert choose(**kw, saved_s=1.468) == AUTO  # type: ignore[arg-type]
+    assert choose(**kw, saved_s=2.0) == SPLIT  # type: ignore[arg-type]
+
+
 def test_balance_gives_the_costliest_first_to_the_process_with_less() -> None:
     # an HF tokenizer.json of 17.08 MB (xlm-roberta): 1.3 + 0.5 * 17.08 = 9.84 s
     assert split.tokenizer_cost(17_080_000, "tokenizers") == pytest.approx(9.84)
@@ -137,8 +148,10 @@ def test_progress_of_both_processes_is_one_run() -> None:
 
 @pytest.fixture
 def free(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Two free cores whatever the machine's load (the split is chosen)."""
+    """The split chosen: two free cores whatever the machine's load, and any saving worth
+    it (these runs are small)."""
     monkeypatch.setattr(executors, "free_cores", lambda: 2.0)
+    monkeypatch.setattr(split, "MIN_SAVED_S", 0.0)
 
 
 def _same_as_serial(got: Results, one: Results) -> None:

@@ -715,19 +715,28 @@ class _Split:
         """The merged results, or None when the split does not pay after all (the
         other process is ended; ``self.suites`` holds the suites loaded)."""
         from tokbench.engine.executors import free_cores
-        from tokbench.engine.split import SPLIT, balance, choose, sendable, tokenizer_cost
+        from tokbench.engine.split import (
+            SPLIT,
+            balance,
+            choose,
+            saving,
+            sendable,
+            tokenizer_cost,
+        )
         from tokbench.loading.loader import local_file
 
         wall0 = time.perf_counter()
         try:
             self.suites = [_load_suite(s) for s in suite_specs]
             text = sum(sum(sh.nbytes for sh in s.plan_shards(1)[0]) for s in self.suites)
-            other = balance([tokenizer_cost(*local_file(s)) for s in specs])
+            costs = [tokenizer_cost(*local_file(s)) for s in specs]
+            other = balance(costs)
             mine = [s for s, o in zip(specs, other, strict=True) if not o]
             theirs = [s for s, o in zip(specs, other, strict=True) if o]
             splittable = bool(mine and theirs) and sendable({s.name: s for s in self.suites})
             if choose(tokenizers=len(specs), free_cores=free_cores(),
-                      work_bytes=text * len(specs), splittable=splittable) != SPLIT:
+                      work_bytes=text * len(specs), splittable=splittable,
+                      saved_s=saving(costs, other)) != SPLIT:
                 self.other.send(None)
                 self.other.close()
                 return None

@@ -55,13 +55,18 @@ COSTS_PER_MB = {"tokenizers": 0.5, "transformers": 0.5}
 #: the other process's head start is negative: its interpreter and imports (seconds of
 #: the same scale as ``BASE_COST``)
 SPAWN_COST = 0.7
+#: the least a split must save by the estimates (seconds): below it the second process's
+#: own costs (its start, the merge, word segmentation done twice) eat the gain (FLORES
+#: with cl100k_base and xlm-roberta: 1.5 s estimated, no faster measured)
+MIN_SAVED_S = 2.0
 
 SPLIT = "split"
 SERIAL = "serial"
 AUTO = "auto"
 
 
-def choose(*, tokenizers: int, free_cores: float, work_bytes: int, splittable: bool) -> str:
+def choose(*, tokenizers: int, free_cores: float, work_bytes: int, splittable: bool,
+           saved_s: float = float("inf")) -> str:
     """How a default-``jobs`` run works: ``"split"`` by tokenizer over two processes,
     ``"serial"`` in this process, or ``"auto"`` (``AutoExecutor``: a pool of document
     shards if the first shard's speed says it pays, else this process).
@@ -69,11 +74,13 @@ def choose(*, tokenizers: int, free_cores: float, work_bytes: int, splittable: b
     ``free_cores``: the cores other processes leave free (``executors.free_cores``);
     ``work_bytes``: the text times the tokenizers; ``splittable``: nothing in the run
     keeps it in one process (a resumed run, one read to a precision, tokenizers that
-    cannot be sent, a family comparing tokenizers).
+    cannot be sent, a family comparing tokenizers); ``saved_s``: the seconds the split
+    saves by the estimates (``saving``; unknown before the suites are loaded).
     """
     if free_cores < 1.5:
         return SERIAL
-    if splittable and tokenizers >= 2 and work_bytes <= SPLIT_MAX_BYTES:
+    if splittable and tokenizers >= 2 and work_bytes <= SPLIT_MAX_BYTES \
+            and saved_s >= MIN_SAVED_S:
         return SPLIT
     return AUTO
 
@@ -95,6 +102,13 @@ def balance(costs: Sequence[float]) -> list[bool]:
         loads[side] += costs[i]
         other[i] = side == 1
     return other
+
+
+def saving(costs: Sequence[float], other: Sequence[bool]) -> float:
+    """Seconds a split into ``other`` (``balance``) saves over one process, by ``costs``."""
+    theirs = SPAWN_COST + sum(c for c, o in zip(costs, other, strict=True) if o)
+    mine = sum(c for c, o in zip(costs, other, strict=True) if not o)
+    return sum(costs) - max(mine, theirs)
 
 
 # -- what each process did -------------------------------------------------------------
