@@ -66,7 +66,7 @@ def as_saved(results: Results) -> Results:
 
 def write_outputs(results: Results, out_dir: str | Path, plots: bool = True,
                   html: bool = True, worker: RenderWorker | None = None,
-                  tokenizers: Mapping[str, Tokenizer] | None = None,
+                  tokenizers: Mapping[str, Any] | None = None,
                   suites: Mapping[str, Any] | None = None) -> list[Path]:
     """Every file of a finished run; returns their paths.
 
@@ -103,19 +103,22 @@ def write_outputs(results: Results, out_dir: str | Path, plots: bool = True,
     return files
 
 
-def _viewer(results: Results, out: Path, tokenizers: Mapping[str, Tokenizer] | None,
+def _viewer(results: Results, out: Path, tokenizers: Mapping[str, Any] | None,
             suites: Mapping[str, Any] | None) -> dict[str, Any]:
-    """``viewer.json``'s data, reusing the run's loaded ``tokenizers`` and ``suites``
+    """``viewer.json``'s data, reusing the run's loaded ``tokenizers`` (and the parts of
+    the data built by the other process of a split run, ``ViewerPart``) and ``suites``
     where given."""
-    from tokbench.engine.viewer import viewer_for
+    from tokbench.engine.viewer import ViewerPart, viewer_for
 
     if not tokenizers and not suites:
         return viewer_for(results, out)
     from tokbench.loading.loader import load_tokenizer
 
-    have = tokenizers or {}
+    given = tokenizers or {}
+    parts = {n: v for n, v in given.items() if isinstance(v, ViewerPart)}
+    have = {n: v for n, v in given.items() if n not in parts}
 
     def load(spec: str) -> Tokenizer:
         return have[spec] if spec in have else load_tokenizer(spec)
 
-    return viewer_for(results, out, load_tokenizer=load, suites=suites)
+    return viewer_for(results, out, load_tokenizer=load, suites=suites, parts=parts)

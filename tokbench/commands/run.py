@@ -200,7 +200,7 @@ def _run(folder: Any, tokenizers: list[str] | None, suites: list[Any],
                           on_unit=on_unit, progress=prog.event, resume=resume,
                           jobs=conf.get("jobs"), executor=args.executor,
                           scheduler=args.scheduler, state=staging / STATE_FILE,
-                          on_loaded=loaded.update)
+                          on_loaded=None if args.no_html else loaded.update)
     except KeyboardInterrupt:
         checkpoint.flush()  # every finished unit is kept for --resume; OUT stays as it was
         from tokbench.cli.console import err_console

@@ -153,7 +153,9 @@ class AutoExecutor:
     start-up cost (interpreter and imports, ``SPAWN_S``, plus loading the tokenizers,
     measured as this process loaded them) by ``PAYS_BY``, counting only the cores other
     processes leave free (the 1-minute load average). Otherwise every shard runs here:
-    a small job never pays for a pool, a large one on an idle machine always does.
+    a small job never pays for a pool, a large one on an idle machine always does. (A
+    small job with several tokenizers and a free core is split by tokenizer over two
+    processes instead, before this executor is used: ``tokbench.engine.split``.)
     """
 
     #: interpreter start and tokbench/numpy imports of a spawned worker (measured: 0.5 s
@@ -197,8 +199,7 @@ class AutoExecutor:
     def _parallel(self, shards: int) -> float:
         """How many workers would really run at once: the pool's size, the shards and
         the cores other processes leave free (this process counts as one)."""
-        free = usable_cores() - max(0.0, _load_average() - 1.0)
-        return min(self.workers, shards, max(1.0, free))
+        return min(self.workers, shards, max(1.0, free_cores()))
 
     def pays(self, per_byte_s: float, left_bytes: int, left_shards: int) -> bool:
         """Whether a pool finishes ``left_bytes`` (in ``left_shards`` shards) sooner than
@@ -238,6 +239,12 @@ class AutoExecutor:
             self._pool = None
 
 
+def free_cores() -> float:
+    """Usable cores that other processes leave free (by the 1-minute load average; this
+    process counts as one)."""
+    return usable_cores() - max(0.0, _load_average() - 1.0)
+
+
 def _load_average() -> float:
     try:
         return os.getloadavg()[0]
@@ -262,6 +269,12 @@ def _shard_in_pool(task: ShardTask) -> ShardResult:
 def _pool_worker(run_id: str, specs: Sequence[tuple[str, object]], parent: int) -> None:
     """A pool worker: load the run's tokenizers, and end when the run's process is gone
     (``kill -9`` leaves no orphan encoding on)."""
+    watch_parent(parent)
+    install_from_specs(run_id, specs)
+
+
+def watch_parent(parent: int) -> None:
+    """End this worker process as soon as ``parent`` (the run's process) is gone."""
     import threading
     import time
 
@@ -271,7 +284,6 @@ def _pool_worker(run_id: str, specs: Sequence[tuple[str, object]], parent: int) 
         os._exit(1)
 
     threading.Thread(target=watch, daemon=True, name="tokbench-parent-watch").start()
-    install_from_specs(run_id, specs)
 
 
 class DaskExecutor:

@@ -23,12 +23,14 @@ from typing import TYPE_CHECKING, Any
 
 from tokbench.constants import ALL, PIVOT, VOCAB_SUITE
 from tokbench.engine.presets import DEFAULT_TOKENIZERS
+from tokbench.engine.split import Mark
 from tokbench.engine.state import RunState, SuiteProgress, unit_key
 from tokbench.engine.work import PinnedSpec, ShardResult, ShardTask
 from tokbench.environment import git_commit, machine_info
 from tokbench.errors import InputError, TokbenchError
 from tokbench.events import (
     Advanced,
+    Event,
     PhaseStarted,
     Progress,
     RunDone,
@@ -43,7 +45,7 @@ from tokbench.metrics import metrics_of, resolve_families
 from tokbench.metrics.base import MetricContext
 from tokbench.metrics.compute import metric_rows
 from tokbench.metrics.confidence import add_confidence, moment_stats
-from tokbench.metrics.intervals import Design
+from tokbench.metrics.intervals import Design, Moments
 from tokbench.metrics.stats import UnitStats
 from tokbench.record import Failure, RunError, RunMeta, SuiteInfo, TokenizerInfo
 from tokbench.results import Results, Row
@@ -51,8 +53,11 @@ from tokbench.suites.builtin import BUILTIN_SUITES
 from tokbench.version import __version__
 
 if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
+
     from tokbench.adapters.base import Tokenizer
     from tokbench.engine.executors import Executor
+    from tokbench.engine.work import UnitTable
     from tokbench.suites.model import Suite
     from tokbench.suites.stream import StreamingSuite
 
@@ -154,7 +159,7 @@ def run(
     executor: str | Executor = "local",
     scheduler: str | None = None,
     state: str | Path | None = None,
-    on_loaded: Callable[[Mapping[str, Tokenizer]], object] | None = None,
+    on_loaded: Callable[[Mapping[str, Any]], object] | None = None,
     **options: Any,
 ) -> Results:
     """Compare ``tokenizers`` on ``suites``; returns the results (rows + what was run).
@@ -163,13 +168,16 @@ def run(
     eight reference tokenizers on every built-in suite); a tokenizer may also be a
     picklable zero-argument factory (``functools.partial(load, path)``), which worker
     processes call instead of receiving the object; ``metrics`` are metric or
-    family names (default: all). ``jobs`` worker processes (None: every usable core;
-    1: this process) or ``executor="dask"`` (``scheduler`` address, or a LocalCluster).
+    family names (default: all). ``jobs`` worker processes (None: every usable core when a
+    pool pays, or, for a small corpus, the tokenizers split over two processes; 1: this
+    process) or ``executor="dask"`` (``scheduler`` address, or a LocalCluster).
     ``resume`` reuses the rows of finished units whose tokenizer, suite, settings and
     metrics are unchanged; ``state`` is a checkpoint file of finished shards (reused
     when it matches, so an interrupted run redoes only unfinished shards).
     ``on_loaded`` receives the loaded tokenizers by name once they are loaded (the CLI's
-    token viewer reuses them instead of loading every file again). Keyword
+    token viewer reuses them instead of loading every file again; a run split by
+    tokenizer, ``tokbench.engine.split``, gives those its other process loaded as that
+    process's part of the viewer data, ``tokbench.engine.viewer.ViewerPart``). Keyword
     ``options`` set ``Settings`` fields (e.g. ``premium_join=True``). ``progress`` is
     called with each ``tokbench.events`` event as the run goes.
 
@@ -182,11 +190,18 @@ def run(
     2.956
     """
     settings = _settings(settings, options)
-    runner = _Run(settings, resolve_families(metrics), metrics is not None, progress, on_unit,
-                  on_loaded)
-    return runner.go(list(tokenizers) if tokenizers is not None else list(DEFAULT_TOKENIZERS),
-                     list(suites) if suites is not None else list(DEFAULT_SUITES),
-                     resume, _executor(executor, jobs, scheduler), RunState(state))
+    families = resolve_families(metrics)
+    tok_specs = list(tokenizers) if tokenizers is not None else list(DEFAULT_TOKENIZERS)
+    suite_specs: list[Any] = list(suites) if suites is not None else list(DEFAULT_SUITES)
+    chosen = _executor(executor, jobs, scheduler)
+    if resume is None and _may_split(chosen, tok_specs, families, settings):
+        split = _Split(settings, families, metrics is not None, progress, on_unit, on_loaded)
+        done = split.go([str(s) for s in tok_specs], suite_specs, chosen)
+        if done is not None:
+            return done
+        suite_specs = split.suites  # loaded already
+    runner = _Run(settings, families, metrics is not None, progress, on_unit, on_loaded)
+    return runner.go(tok_specs, suite_specs, resume, chosen, RunState(state))
 
 
 def _settings(settings: Settings | None, options: dict[str, Any]) -> Settings:
@@ -240,7 +255,7 @@ class _Run:
 
     def __init__(self, settings: Settings, families: list[str], explicit: bool,
                  progress: Progress | None, on_unit: Callable[[Results], object] | None,
-                 on_loaded: Callable[[Mapping[str, Tokenizer]], object] | None = None
+                 on_loaded: Callable[[Mapping[str, Any]], object] | None = None
                  ) -> None:
         self.settings = settings
         self.families = families
@@ -258,6 +273,16 @@ class _Run:
         self.finished_units: list[list[str]] = []
         self.segmenters: dict[str, str | None] = {}
         self.failure_counts: dict[str, dict[str, dict[str, int]]] = {}
+        #: where each step began (``split.Mark``): a run split by tokenizer merges its
+        #: processes' results step by step
+        self.marks: list[Mark] = []
+        #: one process of a run split by tokenizer: it keeps each shard's units
+        #: (suite -> shard -> subset) and each suite's subset prefix, and leaves the
+        #: intervals (which compare tokenizers) and the reference check to the merge
+        self.half = False
+        self.units: dict[str, dict[int, dict[str, UnitTable]]] = {}
+        self.prefixes: dict[str, str | None] = {}
+        self.plans: dict[str, _Plan] = {}
 
     # -- orchestration ---------------------------------------------------------------
 
@@ -279,11 +304,12 @@ class _Run:
                               for s in suites if s.sample_record() is not None
                               and s.growable_sample() is None]
         meta.executor = {"kind": type(executor).__name__, "workers": executor.workers}
+        self._mark("load")
         self._load_tokenizers(tok_specs)
         if self.on_loaded is not None:
             self.on_loaded(dict(self.toks))
         ref = self.settings.reference
-        if ref is not None and ref not in self.toks:
+        if ref is not None and ref not in self.toks and not self.half:
             from tokbench.errors import UnknownNameError
 
             raise UnknownNameError("reference tokenizer", ref, list(self.toks),
@@ -292,6 +318,7 @@ class _Run:
             state.load()
         self.resume = resume
         plans = [self._plan(s, resume, state, executor.workers) for s in suites]
+        self.plans = {p.suite.name: p for p in plans}
         total = sum(sum(sh.nbytes for i, sh in enumerate(p.shards[:p.limit])
                         if i not in p.progress.done) for p in plans)
         units = len(self.toks) * len(suites) + sum(fam.units(self) for fam in self.hooks)
@@ -302,6 +329,7 @@ class _Run:
             if pending:  # a pool's workers load while the vocabulary facts are counted
                 self._start(pending, executor, run_id)
             for fam in self.hooks:
+                self._mark(f"before:{fam.name}")
                 fam.before_shards(self)
             for p in plans:
                 if p.tokenizers and p.finished:
@@ -322,8 +350,10 @@ class _Run:
                 self.notify(PhaseStarted(name=fam.name, units=timed))
             for p in plans:
                 if fam in p.hooks:
+                    self._mark(f"after:{fam.name}:{p.suite.name}")
                     fam.after_shards(self, p)
         for fam in self.hooks:
+            self._mark(f"after_all:{fam.name}")
             fam.after_all(self, plans)
         state.remove()
         meta.segmenters = dict(sorted(self.segmenters.items()))
@@ -409,7 +439,7 @@ class _Run:
                     yield ShardTask(run_id, p.suite.name, i, source, tuple(p.tokenizers),
                                     p.collectors, p.subset_by, p.suite.parallel,
                                     self.settings.threads, self.settings.fertility,
-                                    p.moments, unit, stratum or "")
+                                    p.moments, unit, stratum or "", units=self.half)
 
     def _absorb(self, plan: _Plan, r: ShardResult) -> None:
         prog = plan.progress
@@ -427,6 +457,8 @@ class _Run:
                 prog.moments[key].merge(m)
             else:
                 prog.moments[key] = m
+        if r.units:
+            self.units.setdefault(plan.suite.name, {})[r.index] = r.units
         prog.done.add(r.index)
         self.timings.add(r.timings)
 
@@ -519,6 +551,7 @@ class _Run:
 
     def _finish(self, plan: _Plan, state: RunState) -> None:
         suite, prog = plan.suite, plan.progress
+        self._mark(f"finish:{suite.name}")
         try:
             self._describe_suite(plan)
         except InputError as e:  # a streaming suite with no documents: that suite fails
@@ -555,18 +588,23 @@ class _Run:
                 self.finished_units.append([name, suite.name])
             self.notify(UnitReached(tokenizer=name, suite=suite.name))
             self.notify(Advanced(steps=1))
-        self._intervals(plan, measured, prefix)
+        if self.half:  # taken at the merge, on both processes' units
+            self.prefixes[suite.name] = prefix
+        else:
+            self._intervals(plan, measured, prefix)
         state.finished(suite.name)
         self.checkpoint()
 
-    def _intervals(self, plan: _Plan, rows: list[Row], prefix: str | None) -> None:
-        """Confidence intervals and paired comparisons of the suite's ratio rows."""
+    def _intervals(self, plan: _Plan, rows: list[Row], prefix: str | None,
+                   by_key: Mapping[str, Moments] | None = None) -> None:
+        """Confidence intervals and paired comparisons of the suite's ratio rows (from
+        ``by_key``, the moments by subset key, when given: a split run's joint ones)."""
         level = self.settings.ci
         if level is None or not plan.moments:
             return
         t0 = time.perf_counter()
         moments = {}
-        for key, m in plan.progress.moments.items():
+        for key, m in (by_key if by_key is not None else plan.progress.moments).items():
             subset = _subset_name(key, prefix)
             if subset is not None:
                 moments[subset] = m
@@ -592,6 +630,31 @@ class _Run:
         if left_out:
             info.left_out = left_out
 
+    def _mark(self, step: str) -> None:
+        meta = self.results.meta
+        self.marks.append(Mark(step, len(self.results.rows), len(self.results.failures),
+                               len(meta.errors), len(self.finished_units)))
+
+    def join_intervals(self, suite: str, rows: list[Row],
+                       units: list[dict[int, dict[str, UnitTable]]], prefix: str | None,
+                       order: list[str]) -> None:
+        """The intervals of ``suite``'s rows measured by the processes of a split run,
+        from the moments their ``units`` give joined, tokenizers in ``order`` (the run's;
+        ``split.Merger``)."""
+        from tokbench.engine.work import joint_moments
+
+        plan = self.plans[suite]
+        by_key: dict[str, Moments] = {}
+        for index in sorted({i for half in units for i in half}):
+            parts = [half[index] for half in units if index in half]
+            for key in parts[0]:
+                m = joint_moments([p[key] for p in parts if key in p], order, plan.moments)
+                if key in by_key:
+                    by_key[key].merge(m)
+                else:
+                    by_key[key] = m
+        self._intervals(plan, rows, prefix, by_key)
+
     # -- what families use of the run (tokbench.families.RunContext) ---------------
 
     def reused(self, tokenizer: str, suite: str) -> list[Row] | None:
@@ -610,6 +673,221 @@ class _Run:
             self.results.meta.timings = self.timings.to_dict(self.wall0)
             self.results.meta.segmenters = dict(sorted(self.segmenters.items()))
             self.on_unit(self.results)
+
+
+def _may_split(executor: Executor, specs: list[Any], families: list[str],
+               settings: Settings) -> bool:
+    """Whether a run may be split by tokenizer (``tokbench.engine.split``), as far as is
+    known before anything is loaded: the default ``jobs``, tokenizers given by spec, not
+    read to a precision, every family's rows per tokenizer, a second core free."""
+    from tokbench.engine.executors import AutoExecutor, free_cores
+    from tokbench.engine.split import SERIAL, choose
+
+    if not isinstance(executor, AutoExecutor) or settings.precision is not None:
+        return False
+    if not all(isinstance(s, str) for s in specs) or len(set(specs)) != len(specs):
+        return False
+    if not all(f.per_tokenizer for f in run_families(families, settings)):
+        return False
+    return choose(tokenizers=len(specs), free_cores=free_cores(), work_bytes=0,
+                  splittable=True) != SERIAL
+
+
+class _Split:
+    """A run split by tokenizer (``tokbench.engine.split``): the other process starts at
+    once; once the suites are loaded and the split pays, it measures its group of the
+    tokenizers while this process measures the rest, and the halves merge."""
+
+    def __init__(self, settings: Settings, families: list[str], explicit: bool,
+                 progress: Progress | None, on_unit: Callable[[Results], object] | None,
+                 on_loaded: Callable[[Mapping[str, Any]], object] | None) -> None:
+        from tokbench.engine.split import OtherProcess
+
+        self.other = OtherProcess(_split_child)  # first: its start overlaps the loading
+        self.settings, self.families, self.explicit = settings, families, explicit
+        self.progress = progress or ignore
+        self.on_unit, self.on_loaded = on_unit, on_loaded
+        self.suites: list[AnySuite] = []
+
+    def go(self, specs: list[str], suite_specs: list[Any], executor: Executor
+           ) -> Results | None:
+        """The merged results, or None when the split does not pay after all (the
+        other process is ended; ``self.suites`` holds the suites loaded)."""
+        from tokbench.engine.executors import free_cores
+        from tokbench.engine.split import (
+            SPLIT,
+            balance,
+            choose,
+            saving,
+            sendable,
+            tokenizer_cost,
+        )
+        from tokbench.loading.loader import local_file
+
+        wall0 = time.perf_counter()
+        try:
+            self.suites = [_load_suite(s) for s in suite_specs]
+            text = sum(sum(sh.nbytes for sh in s.plan_shards(1)[0]) for s in self.suites)
+            costs = [tokenizer_cost(*local_file(s)) for s in specs]
+            other = balance(costs)
+            mine = [s for s, o in zip(specs, other, strict=True) if not o]
+            theirs = [s for s, o in zip(specs, other, strict=True) if o]
+            splittable = bool(mine and theirs) and sendable({s.name: s for s in self.suites})
+            if choose(tokenizers=len(specs), free_cores=free_cores(),
+                      work_bytes=text * len(specs), splittable=splittable,
+                      saved_s=saving(costs, other)) != SPLIT:
+                self.other.send(None)
+                self.other.close()
+                return None
+            self.other.send((self.settings, self.families, self.explicit, theirs,
+                             self.suites, self.on_loaded is not None))
+            results = self._run(specs, mine, theirs, executor, wall0)
+        finally:
+            self.other.close()
+            executor.close()
+        return results
+
+    def _run(self, specs: list[str], mine: list[str], theirs: list[str], executor: Executor,
+             wall0: float) -> Results:
+        from tokbench.engine.executors import SerialExecutor
+        from tokbench.engine.split import Half, JoinedProgress, Merger
+
+        self.specs = specs
+        self.joined = JoinedProgress(self.progress, len(mine) / len(specs))
+        here = _Run(self.settings, self.families, self.explicit, self._mine,
+                    self._checkpoint, self.on_loaded)
+        here.half = True
+        self.here = Half(here.results, here.marks, here.units, here.prefixes)
+        self.there = Half(Results(), [])
+        self.merger = Merger([self.here, self.there], specs, here.join_intervals)
+        self.executor = {"kind": type(executor).__name__, "workers": executor.workers,
+                         "chosen": "split"}
+        self.gone: str | None = None  # how the other process died, if it did
+        here.go(mine, self.suites, None, SerialExecutor(), RunState(None))
+        self.here.done = True
+        self._pump(block=True, until=lambda: self.there.done)
+        if self.gone is not None:  # the other process died: its tokenizers are done here
+            self._redo(theirs, here)
+        results = self.merger.merge(self.executor)
+        if self.settings.reference is not None and \
+                self.settings.reference not in results.meta.tokenizers:
+            from tokbench.errors import UnknownNameError
+
+            raise UnknownNameError("reference tokenizer", self.settings.reference,
+                                   list(results.meta.tokenizers),
+                                   hint="--reference names one of the run's tokenizers")
+        if self.gone is None:
+            self._pump(block=True, until=lambda: self.other.finished)
+        results = self.merger.merge(self.executor, time.perf_counter() - wall0)
+        self.progress(RunDone())
+        return results
+
+    def _redo(self, specs: list[str], here: _Run) -> None:
+        from tokbench.engine.executors import SerialExecutor
+        from tokbench.engine.split import Half, Merger
+
+        again = _Run(self.settings, self.families, self.explicit,
+                     lambda e: self.joined(e, mine=False), self._checkpoint, self.on_loaded)
+        again.half = True
+        self.there = Half(again.results, again.marks, again.units, again.prefixes)
+        self.merger = Merger([self.here, self.there], self.specs, here.join_intervals)
+        again.go(specs, self.suites, None, SerialExecutor(), RunState(None))
+        self.there.done = True
+        self.here.results.meta.warnings = [
+            *(self.here.results.meta.warnings or []),
+            f"the second process of this run ended ({self.gone}); its tokenizers were "
+            "measured in the first"]
+
+    def _mine(self, event: Event) -> None:
+        self._pump(block=False)
+        self.joined(event)
+
+    def _checkpoint(self, results: Results) -> None:
+        self._pump(block=False)
+        if self.on_unit is not None:
+            self.on_unit(self.merger.merge(self.executor))
+
+    def _pump(self, block: bool, until: Callable[[], bool] | None = None) -> None:
+        """Take the other process's messages (its events, checkpoints, its end): those
+        waiting, or with ``block`` until ``until()`` holds."""
+        if self.gone is not None or (until is not None and until()):
+            return
+        for kind, body in self.other.messages(block):
+            if kind == "event":
+                self.joined(body, mine=False)
+            elif kind in ("unit", "done"):
+                self.there.update(body)
+                if kind == "unit" and self.on_unit is not None:
+                    self.on_unit(self.merger.merge(self.executor))
+            elif kind == "viewer":
+                if body is not None and self.on_loaded is not None:
+                    from tokbench.engine.viewer import ViewerPart
+
+                    part = ViewerPart(body)
+                    self.on_loaded(dict.fromkeys(body["loaded"], part))
+            elif kind == "error":
+                raise body
+            elif kind == "died":
+                from tokbench.engine.split import describe_death
+
+                self.gone = describe_death(body)
+                return
+            if until is not None and until():
+                return
+
+
+def _split_child(conn: Connection, parent: int) -> None:
+    """The other process of a split run: measure the tokenizers it is given, sending
+    its progress, checkpoints, results and (if asked) its part of the token viewer."""
+    from tokbench.engine.executors import watch_parent
+
+    watch_parent(parent)
+    try:
+        work = conn.recv()
+        if work is not None:
+            _split_half(conn, *work)
+    except KeyboardInterrupt:  # Ctrl-C reaches both processes; the first one says it
+        return
+    except BaseException as e:
+        conn.send(("error", _sendable_error(e)))
+
+
+def _split_half(conn: Connection, settings: Settings, families: list[str], explicit: bool,
+                specs: list[str], suites: list[AnySuite], viewer: bool) -> None:
+    from tokbench.engine.executors import SerialExecutor
+    from tokbench.engine.split import DeltaMaker, Half
+
+    me = _Run(settings, families, explicit, lambda e: conn.send(("event", e)), None)
+    me.half = True
+    half = Half(me.results, me.marks, me.units, me.prefixes)
+    delta = DeltaMaker(half)
+    me.on_unit = lambda _: conn.send(("unit", delta()))
+    results = me.go(specs, suites, None, SerialExecutor(), RunState(None))
+    half.done = True
+    conn.send(("done", delta(done=True)))
+    part = None
+    if viewer:
+        from tokbench.engine.viewer import viewer_from_results
+        from tokbench.loading.loader import load_tokenizer
+        from tokbench.suites.model import Suite
+
+        def load(spec: str) -> Tokenizer:
+            return me.toks[spec] if spec in me.toks else load_tokenizer(spec)
+
+        part = viewer_from_results(results, load_tokenizer=load,
+                                   suites={s.name: s for s in suites if isinstance(s, Suite)})
+    conn.send(("viewer", part))
+
+
+def _sendable_error(e: BaseException) -> BaseException:
+    """``e`` if it pickles, else a RuntimeError with its text."""
+    import pickle
+
+    try:
+        pickle.loads(pickle.dumps(e))
+    except Exception:
+        return RuntimeError(f"{type(e).__name__}: {e}")
+    return e
 
 
 def check_precision(suites: Sequence[AnySuite]) -> None:

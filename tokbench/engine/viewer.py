@@ -656,14 +656,55 @@ def _first_per_subset(suite: Suite, documents: object) -> Suite | None:
     return dataclasses.replace(suite, documents=[d for d in suite.documents if id(d) in keep])
 
 
+@dataclass(frozen=True)
+class ViewerPart:
+    """The viewer data (``build_viewer``'s) of some of a run's tokenizers, built in the
+    process that loaded them (the other process of a run split by tokenizer):
+    ``viewer_from_results(parts=...)`` merges it instead of loading them again."""
+
+    data: dict[str, Any]
+
+
+def merge_parts(data: dict[str, Any], parts: Sequence[Mapping[str, Any]],
+                order: Sequence[str]) -> bool:
+    """Add each part's rows (and segmentation-view rows) into ``data``, in place, every
+    sample's rows in ``order`` as ``build_viewer`` puts them; False, with ``data``
+    unchanged, when a part's samples are not the same texts."""
+    def texts(d: Mapping[str, Any]) -> list[list[tuple[str, Any, str]]]:
+        return [[(s["subset"], s["doc_id"], s["text"]) for s in suite["samples"]]
+                for suite in d["suites"]]
+
+    if any(texts(part) != texts(data) or [x["name"] for x in part["suites"]]
+           != [x["name"] for x in data["suites"]] for part in parts):
+        return False
+    for i, suite in enumerate(data["suites"]):
+        for j, sample in enumerate(suite["samples"]):
+            theirs = [part["suites"][i]["samples"][j] for part in parts]
+            rows = {**sample["rows"]}
+            for t in theirs:
+                rows.update(t["rows"])
+            sample["rows"] = {n: rows[n] for n in order if n in rows}
+            if "morph" in sample:
+                views = {**sample["morph"]["rows"]}
+                for t in theirs:
+                    views.update(t.get("morph", {}).get("rows", {}))
+                sample["morph"]["rows"] = {n: views[n] for n in order if n in views}
+    loaded = {n for d in (data, *parts) for n in d["loaded"]}
+    data["loaded"] = [n for n in order if n in loaded]
+    data["notes"] += [n for part in parts for n in part["notes"] if n not in data["notes"]]
+    return True
+
+
 def viewer_from_results(results: Results, *,
                         load_tokenizer: Callable[[str], Tokenizer] | None = None,
                         load_suite: Callable[[str], AnySuite] | None = None,
                         suites: Mapping[str, AnySuite] | None = None,
                         per_subset: int = PER_SUBSET, max_samples: int = MAX_SAMPLES,
-                        max_chars: int = MAX_CHARS) -> dict[str, Any]:
+                        max_chars: int = MAX_CHARS,
+                        parts: Mapping[str, ViewerPart] | None = None) -> dict[str, Any]:
     """Viewer data for a finished run: loads the tokenizers and suites named in its meta
-    (``suites``: the run's own suite objects by name, used as they are instead).
+    (``suites``: the run's own suite objects by name, used as they are instead; ``parts``:
+    tokenizers whose data was built elsewhere, by name, merged instead of loaded).
 
     Whatever cannot be loaded becomes a note in the data (and the page), never an error.
     """
@@ -671,6 +712,8 @@ def viewer_from_results(results: Results, *,
     notes: list[str] = []
     loaded: dict[str, Tokenizer] = {}
     for name, info in meta.tokenizers.items():
+        if parts and name in parts:
+            continue
         tok, note = load_run_tokenizer(name, info, load_tokenizer)
         if tok is not None:
             loaded[name] = tok
@@ -689,10 +732,18 @@ def viewer_from_results(results: Results, *,
                 subsets[name] = present
         if note:
             notes.append(note)
-    return build_viewer(loaded, chosen, subsets=subsets, names=list(meta.tokenizers),
+    data = build_viewer(loaded, chosen, subsets=subsets, names=list(meta.tokenizers),
                         notes=notes, run=run_identity(results), per_subset=per_subset,
                         max_samples=max_samples, max_chars=max_chars,
                         morphemes="morph" in (meta.metric_families or []))
+    if parts and not merge_parts(data, [p.data for p in {id(p): p for p in parts.values()}
+                                        .values()], list(meta.tokenizers)):
+        # built on other samples (the run changed between them): load those too
+        return viewer_from_results(results, load_tokenizer=load_tokenizer,
+                                   load_suite=load_suite, suites=suites,
+                                   per_subset=per_subset, max_samples=max_samples,
+                                   max_chars=max_chars)
+    return data
 
 
 def save_viewer(data: Mapping[str, Any], out_dir: str | Path) -> Path:

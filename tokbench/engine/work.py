@@ -72,6 +72,9 @@ class ShardTask:
     #: and returning a ShardResult (``tokbench parity`` uses this); ``options`` are its own
     job: str = "metrics"
     options: tuple[tuple[str, Any], ...] = ()
+    #: return each subset's units (``ShardResult.units``) instead of their moments: a run
+    #: split by tokenizer joins both processes' units before taking moments
+    units: bool = False
 
     @property
     def nbytes(self) -> int:
@@ -93,6 +96,35 @@ class ShardResult:
     host: str = ""
     moments: dict[str, Moments] = field(default_factory=dict)  # subset -> every tokenizer's
     payload: Any = None  # what a job other than "metrics" returns
+    units: dict[str, UnitTable] = field(default_factory=dict)  # subset -> (``task.units``)
+
+
+@dataclass
+class UnitTable:
+    """One subset's units of one shard: each tokenizer's variables (one row per unit, the
+    statistics ``ShardTask.moments`` names), the ``SIZE`` column of a sampled block, and
+    the stratum the units were drawn from. Tables of the same shard made by different
+    processes (each with some of the tokenizers) join into the moments one process would
+    have taken (``joint_moments``)."""
+
+    blocks: dict[str, np.ndarray]
+    stratum: str
+    size: np.ndarray | None = None
+
+
+def joint_moments(tables: Sequence[UnitTable], order: Sequence[str], stats: Sequence[str]
+                  ) -> Moments:
+    """The moments of one shard's subset from tables of the same units, the tokenizers'
+    variables side by side in ``order`` (the run's), as ``shard_moments`` lays them out."""
+    blocks = {name: b for t in tables for name, b in t.blocks.items()}
+    names = [var_name(n, s) for n in order if n in blocks for s in stats]
+    parts = [blocks[n] for n in order if n in blocks]
+    size = next((t.size for t in tables if t.size is not None), None)
+    if size is not None:
+        names.append(SIZE)
+        parts.append(size)
+    rows = np.concatenate(parts, axis=1) if parts else np.zeros((0, 0), np.int64)
+    return Moments.of_units(names, rows, [tables[0].stratum] * rows.shape[0])
 
 
 class Toolkit:
@@ -207,9 +239,22 @@ def process_shard(task: ShardTask) -> ShardResult:
                          sorted({d.lang for d in docs}), segmenters, timings, platform.node())
     if task.moments:
         t0 = time.perf_counter()
-        result.moments = shard_moments(task, docs, groups, columns)
+        if task.units:
+            result.units = shard_units(task, docs, groups, columns)
+        else:
+            result.moments = shard_moments(task, docs, groups, columns)
         timings["moments"] = time.perf_counter() - t0
     return result
+
+
+def shard_units(task: ShardTask, docs: list[Document], groups: dict[str, np.ndarray],
+                columns: list[np.ndarray]) -> dict[str, UnitTable]:
+    """Each subset's units (``task.unit``) as one table per tokenizer (``UnitTable``)."""
+    k = len(task.moments)
+    return {subset: UnitTable({n: rows[:, i * k:(i + 1) * k]
+                               for i, n in enumerate(task.tokenizers)}, task.stratum,
+                              rows[:, -1:] if task.unit == "shard" else None)
+            for subset, rows in _unit_rows(task, docs, groups, columns).items()}
 
 
 def shard_moments(task: ShardTask, docs: list[Document], groups: dict[str, np.ndarray],
@@ -217,6 +262,16 @@ def shard_moments(task: ShardTask, docs: list[Document], groups: dict[str, np.nd
     """Each subset's moments over its units (``task.unit``), every tokenizer's variables
     side by side so that tokenizers can be compared on the same units."""
     names = [var_name(t, s) for t in task.tokenizers for s in task.moments]
+    if task.unit == "shard":
+        names.append(SIZE)
+    return {subset: Moments.of_units(names, rows, [task.stratum] * rows.shape[0])
+            for subset, rows in _unit_rows(task, docs, groups, columns).items()}
+
+
+def _unit_rows(task: ShardTask, docs: list[Document], groups: dict[str, np.ndarray],
+               columns: list[np.ndarray]) -> dict[str, np.ndarray]:
+    """Each subset's units, one row each: every tokenizer's variables side by side (and
+    the block's size last, for a block of a sampled corpus)."""
     table = np.concatenate(columns, axis=1) if columns else np.zeros((len(docs), 0), np.int64)
     units: np.ndarray | None = None
     if task.unit == "align":  # each text's code: its rank among the shard's texts
@@ -224,7 +279,6 @@ def shard_moments(task: ShardTask, docs: list[Document], groups: dict[str, np.nd
         rank = {k: r for r, k in enumerate(sorted(set(keys)))}
         units = np.fromiter(map(rank.__getitem__, keys), dtype=np.int64, count=len(keys))
     if task.unit == "shard":  # a block of a sampled corpus: its size is known in advance
-        names.append(SIZE)
         table = np.concatenate([table, np.zeros((len(docs), 1), np.int64)], axis=1)
     out = {}
     for subset, idx in groups.items():
@@ -233,7 +287,7 @@ def shard_moments(task: ShardTask, docs: list[Document], groups: dict[str, np.nd
             rows[0, -1] = task.nbytes
         else:
             rows = unit_rows(table[idx], None if units is None else units[idx])
-        out[subset] = Moments.of_units(names, rows, [task.stratum] * rows.shape[0])
+        out[subset] = rows
     return out
 
 

@@ -113,6 +113,10 @@ class Family:
     """
 
     finishes_units: bool = False
+    #: every row it adds is one tokenizer's, from that tokenizer alone (no comparison),
+    #: so a run may measure groups of tokenizers in separate processes and merge their
+    #: rows (``tokbench.engine.split``); a family that compares tokenizers leaves it False
+    per_tokenizer: bool = False
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -162,7 +166,10 @@ class Family:
 
 
 class FormulaFamily(Family):
-    """A family whose rows are all formulas over the merged shard statistics."""
+    """A family whose rows are all formulas over the merged shard statistics (of one
+    tokenizer each; a subclass whose own rows compare tokenizers says so)."""
+
+    per_tokenizer = True
 
 
 class AskedFamily(FormulaFamily):

@@ -17,6 +17,10 @@ from tokbench.record import SuiteInfo
 class SpeedFamily(Family):
     """``tokbench bench``'s measurements as rows of a run."""
 
+    #: its rows are per tokenizer, but thread scaling and latency need the machine to
+    #: themselves: a run with them is never split over two processes
+    per_tokenizer = False
+
     def after_all(self, ctx: RunContext, plans: Sequence[PlanView]) -> None:
         self._speed(ctx, plans)
 

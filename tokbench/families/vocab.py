@@ -14,6 +14,8 @@ from tokbench.results import Row
 class VocabularyFamily(Family):
     """One unit per tokenizer: ``tokbench.metrics.tokenizer_facts``."""
 
+    per_tokenizer = True
+
     def units(self, ctx: RunContext) -> int:
         return len(ctx.toks)
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Literal
 
 from tokbench.adapters.base import Tokenizer
-from tokbench.errors import InputError, UnknownNameError
+from tokbench.errors import InputError, TokbenchError, UnknownNameError
 from tokbench.loading.catalog import (
     TOKENIZERS,
     CatalogEntry,
@@ -310,3 +310,24 @@ def clear_memo() -> None:
     """Forget memoized tokenizers."""
     with _memo_lock:
         _memo.clear()
+
+
+def local_file(spec: str) -> tuple[int | None, str | None]:
+    """Bytes of the local file (or folder) ``spec`` loads and the adapter that loads it,
+    without loading it: a catalog tokenizer's cached copy or a ``file:`` path (bytes None
+    when nothing local is known: not cached yet, a built-in baseline, a bad spec). What
+    loading and encoding cost depends on (``tokbench.engine.split`` balances a run's
+    tokenizers by it)."""
+    from tokbench.paths import cache_dir
+
+    try:
+        _, recipes = recipes_for(parse_tokenizer_spec(spec))
+    except TokbenchError:
+        return None, None
+    cache = cache_dir()
+    for recipe in recipes:
+        path = recipe.source.cached_path(cache)
+        if path is not None and path.exists():
+            files = [path] if path.is_file() else [p for p in path.rglob("*") if p.is_file()]
+            return sum(p.stat().st_size for p in files), recipe.adapter
+    return None, recipes[0].adapter if recipes else None

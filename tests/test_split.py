@@ -1,0 +1,276 @@
+"""A run split by tokenizer over two processes (``tokbench.engine.split``): the choice, the
+balance, the merge, and real split runs against one process's."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tokbench.engine import executors, split
+from tokbench.engine.executors import usable_cores
+from tokbench.engine.runner import run
+from tokbench.engine.split import AUTO, SERIAL, SPLIT, Half, Mark, Merger, balance, choose
+from tokbench.engine.viewer import ViewerPart, viewer_from_results
+from tokbench.events import Event, PhaseStarted, RunDone, RunStarted, ShardDone, TokenizerFailed
+from tokbench.record import RunError, TokenizerInfo, TokenizerSource
+from tokbench.results import Results, Row
+
+SUITES = ["multilingual?languages=eng_Latn,jpn_Jpan,deu_Latn", "code"]
+# costs 1.47 (cl100k_base, 1.68 MB), 1.38 (gpt2, 0.84 MB), 1.3, 1.3: this process takes
+# cl100k_base (1.47) and bytes (2.77), the other gpt2 (0.7 + 1.38) and chars (3.38)
+TOKENIZERS = ["bytes", "chars", "cl100k_base", "gpt2"]
+
+
+# -- the choice (pure) --------------------------------------------------------------------
+
+@pytest.mark.parametrize(("tokenizers", "free", "work", "splittable", "chosen"), [
+    (8, 2.0, 6_400_000, True, SPLIT),      # the default run on an idle 2-core machine
+    (8, 1.4, 6_400_000, True, SERIAL),     # others take a core: all here, as before
+    (1, 2.0, 1_000_000, True, AUTO),       # one tokenizer: nothing to split
+    (2, 2.0, 17 * 2 ** 20, True, AUTO),    # a large corpus: document shards may pay
+    (8, 2.0, 6_400_000, False, AUTO),      # e.g. resumed, or read to a precision
+    (2, 1.5, 16 * 2 ** 20, True, SPLIT),   # at both limits
+])
+def test_split_only_when_a_core_is_free_and_the_corpus_small(
+        tokenizers: int, free: float, work: int, splittable: bool, chosen: str) -> None:
+    assert choose(tokenizers=tokenizers, free_cores=free, work_bytes=work,
+                  splittable=splittable) == chosen
+
+
+def test_split_only_when_the_estimates_say_it_saves_enough() -> None:
+    # the default eight: 26.9 s in one process, 14.34 here and 13.26 there: 12.56 s saved
+    costs = [1.384, 1.468, 1.661, 1.372, 1.518, 9.84, 2.649, 7.01]
+    assert split.saving(costs, balance(costs)) == pytest.approx(26.902 - 14.341)
+    # FLORES, cl100k_base (1.47) and xlm-roberta (9.84): only 1.47 s to save
+    assert split.saving([1.468, 9.84], balance([1.468, 9.84])) == pytest.approx(1.468)
+    kw = {"tokenizers": 2, "free_cores": 2.0, "work_bytes": 1_500_000, "splittable": True}
+    assert choose(**kw, saved_s=1.468) == AUTO  # type: ignore[arg-type]
+    assert choose(**kw, saved_s=2.0) == SPLIT  # type: ignore[arg-type]
+
+
+def test_balance_gives_the_costliest_first_to_the_process_with_less() -> None:
+    # an HF tokenizer.json of 17.08 MB (xlm-roberta): 1.3 + 0.5 * 17.08 = 9.84 s
+    assert split.tokenizer_cost(17_080_000, "tokenizers") == pytest.approx(9.84)
+    assert split.tokenizer_cost(1_680_000, "tiktoken") == pytest.approx(1.468)
+    assert split.tokenizer_cost(490_000, "sentencepiece") == pytest.approx(2.649)
+    assert split.tokenizer_cost(None, "bytes") == 1.3
+    # 9 here (0 <= 0.7), then 1 each to the other: 1.7, 2.7, 3.7 < 9
+    assert balance([1.0, 9.0, 1.0, 1.0]) == [True, False, True, True]
+    assert balance([2.0, 1.0]) == [False, True]
+    # the default eight (their files' sizes and adapters): xlm-roberta 9.84 here, qwen3
+    # 7.01 there (7.71 with its start), mistral-v1 2.65 there (10.36), o200k_base 1.66
+    # here (11.50), llama-3 1.52 there (11.88), cl100k_base 1.47 here (12.97), gpt2 1.38
+    # there (13.26), llama-2 1.37 here (14.34)
+    costs = [1.384, 1.468, 1.661, 1.372, 1.518, 9.84, 2.649, 7.01]
+    assert balance(costs) == [True, False, False, False, True, False, True, True]
+
+
+# -- the merge (pure) ---------------------------------------------------------------------
+
+def _half(toks: list[str], steps: list[tuple[str, list[Row]]], done: bool,
+          errors: list[RunError] | None = None) -> Half:
+    results = Results()
+    results.meta.tokenizers = {t: TokenizerInfo(name=t, source=TokenizerSource(kind="builtin"),
+                                                spec=t) for t in toks}
+    results.meta.finished_units = []
+    marks = []
+    for step, rows in steps:
+        marks.append(Mark(step, len(results.rows), 0, len(results.meta.errors), 0))
+        results.rows += rows
+        if step == "load":
+            results.meta.errors += errors or []
+    return Half(results, marks, done=done)
+
+
+def _row(tok: str, suite: str, metric: str = "tokens") -> Row:
+    return Row(tok, suite, "all", metric, 1)
+
+
+def test_merge_puts_each_step_in_run_order_and_waits_for_both() -> None:
+    specs = ["a", "b", "c", "bad"]
+    here = _half(["a", "c"], [("load", []), ("before:tokenizer", [_row("a", "vocab"),
+                                                                  _row("c", "vocab")]),
+                              ("finish:s1", [_row("a", "s1"), _row("c", "s1")]),
+                              ("finish:s2", [_row("a", "s2")])], done=False)
+    there = _half(["b"], [("load", []), ("before:tokenizer", [_row("b", "vocab")]),
+                          ("finish:s1", [_row("b", "s1"), _row("b", "s1", "chars")])],
+                  done=False, errors=[RunError(tokenizer="bad", error="no such file")])
+    joined: list[tuple[str, list[str]]] = []
+    merger = Merger([here, there], specs, lambda suite, rows, units, prefix, order:
+                    joined.append((suite, order)))
+    executor = {"kind": "AutoExecutor", "workers": 2, "chosen": "split"}
+    partial = merger.merge(executor)
+    # s1 is finished by neither yet (each may still add to it): up to the vocabulary
+    assert [(r.tokenizer, r.suite) for r in partial.rows] == [
+        ("a", "vocab"), ("b", "vocab"), ("c", "vocab")]
+    assert partial.meta.complete is False and list(partial.meta.tokenizers) == ["a", "b", "c"]
+    assert partial.meta.errors == [RunError(tokenizer="bad", error="no such file")]
+    there.done = here.done = True
+    whole = merger.merge(executor, wall=3.0)
+    assert [(r.tokenizer, r.suite, r.metric) for r in whole.rows] == [
+        ("a", "vocab", "tokens"), ("b", "vocab", "tokens"), ("c", "vocab", "tokens"),
+        ("a", "s1", "tokens"), ("b", "s1", "tokens"), ("b", "s1", "chars"),
+        ("c", "s1", "tokens"), ("a", "s2", "tokens")]
+    assert joined == []  # no units kept (no intervals asked): nothing to join
+    assert whole.meta.complete is True and whole.meta.timings == {"wall_s": 3.0}
+    assert whole.meta.executor == executor
+
+
+def test_merge_refuses_one_tokenizer_in_both_processes() -> None:
+    here = _half(["a"], [("load", [])], done=True)
+    there = _half(["a"], [("load", [])], done=True)
+    from tokbench.errors import InputError
+
+    with pytest.raises(InputError, match="the same tokenizer 'a'; list it once"):
+        Merger([here, there], ["a", "a2"], lambda *a: None).merge({})
+
+
+def test_progress_of_both_processes_is_one_run() -> None:
+    seen: list[Event] = []
+    joined = split.JoinedProgress(seen.append, share=0.25)
+    joined(RunStarted(units=3, bytes=100), mine=False)  # the other: 3 of 4 tokenizers
+    joined(RunStarted(units=1, bytes=100))
+    joined(PhaseStarted(name="throughput", units=2))
+    joined(PhaseStarted(name="throughput", units=6), mine=False)
+    joined(ShardDone(suite="s", bytes=10), mine=False)
+    joined(RunDone())
+    assert seen == [RunStarted(units=4, bytes=200), PhaseStarted(name="throughput", units=8),
+                    ShardDone(suite="s", bytes=10)]
+
+
+# -- real split runs ----------------------------------------------------------------------
+
+@pytest.fixture
+def free(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The split chosen: two free cores whatever the machine's load, and any saving worth
+    it (these runs are small)."""
+    monkeypatch.setattr(executors, "free_cores", lambda: 2.0)
+    monkeypatch.setattr(split, "MIN_SAVED_S", 0.0)
+
+
+def _same_as_serial(got: Results, one: Results) -> None:
+    """Every non-timing row equal and in the same order; failures and meta as one
+    process's; timing rows the same keys in the same order."""
+    def rows(r: Results) -> list[object]:
+        return [x.key if x.metric.startswith("throughput") else x.to_dict() for x in r.rows]
+
+    assert rows(got) == rows(one)
+    assert [f.to_dict() for f in got.failures] == [f.to_dict() for f in one.failures]
+    a, b = got.meta.to_dict(), one.meta.to_dict()
+    for key in ("tokenizers", "suites", "errors", "warnings", "finished_units",
+                "failure_counts", "segmenters", "settings", "metric_families", "complete"):
+        assert a.get(key) == b.get(key), key
+
+
+def test_a_split_run_gives_one_process_rows_in_its_order(free: None) -> None:
+    one = run(TOKENIZERS, SUITES, throughput_repeats=1, jobs=1)
+    events: list[Event] = []
+    checkpoints: list[int] = []
+    loaded: dict[str, Any] = {}
+    got = run(TOKENIZERS, SUITES, throughput_repeats=1, jobs=None, progress=events.append,
+              on_unit=lambda r: checkpoints.append(len(r.rows)), on_loaded=loaded.update)
+    assert got.meta.executor == {"kind": "AutoExecutor", "workers": usable_cores(),
+                                 "chosen": "split"}
+    _same_as_serial(got, one)
+    assert any(r.extra.get("vs") for r in got.rows)  # paired comparisons across processes
+    # one start, one end; each process encodes the text once: twice the bytes
+    starts = [e for e in events if isinstance(e, RunStarted)]
+    assert len(starts) == 1 and isinstance(events[-1], RunDone)
+    assert sum(e.bytes for e in events if isinstance(e, ShardDone)) == starts[0].bytes
+    assert checkpoints and checkpoints == sorted(checkpoints)
+    # the other process's tokenizers come as its part of the viewer, never loaded here
+    assert {n for n, v in loaded.items() if isinstance(v, ViewerPart)} == {"chars", "gpt2"}
+    assert sorted(n for n, v in loaded.items() if not isinstance(v, ViewerPart)) == [
+        "bytes", "cl100k_base"]
+    part = {n: v for n, v in loaded.items() if isinstance(v, ViewerPart)}
+    toks = {n: v for n, v in loaded.items() if n not in part}
+
+    def no_load(spec: str) -> Any:
+        return toks[spec]  # KeyError (a note) for a tokenizer it would load again
+
+    merged = viewer_from_results(got, load_tokenizer=no_load, parts=part)
+    whole = viewer_from_results(one)
+    whole["run"] = merged["run"]  # same tokenizers and suites by name and hash
+    assert json.dumps(merged) == json.dumps(whole)
+
+
+def test_a_tokenizer_that_fails_in_the_other_process_is_said_as_in_one(
+        free: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    bad = f"file:{tmp_path / 'missing.json'}"
+    specs = ["bytes", bad, "chars"]
+    monkeypatch.setattr(split, "balance", lambda costs: [False, True, True])
+    one = run(specs, SUITES[:1], ["compression"], jobs=1)
+    events: list[Event] = []
+    got = run(specs, SUITES[:1], ["compression"], jobs=None, progress=events.append)
+    assert got.meta.executor["chosen"] == "split"
+    _same_as_serial(got, one)
+    assert [e.subject for e in got.meta.errors] == [f"tokenizer {bad}"]
+    assert [e.tokenizer for e in events if isinstance(e, TokenizerFailed)] == [bad]
+
+
+def test_the_other_process_killed_is_redone_here(free: None,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    killed: list[split.OtherProcess] = []
+    send = split.OtherProcess.send
+
+    def send_then_kill(self: split.OtherProcess, work: object) -> None:
+        send(self, work)
+        if work is not None:  # given its tokenizers, it dies before finishing them
+            os.kill(self.proc.pid, signal.SIGKILL)
+            killed.append(self)
+
+    monkeypatch.setattr(split.OtherProcess, "send", send_then_kill)
+    one = run(TOKENIZERS, SUITES, ["compression", "roundtrip"], jobs=1)
+    events: list[Event] = []
+    got = run(TOKENIZERS, SUITES, ["compression", "roundtrip"], jobs=None,
+              progress=events.append)
+    assert killed and got.meta.executor is not None
+    assert got.meta.executor["chosen"] == "split"
+    assert [r.to_dict() for r in got.rows] == [r.to_dict() for r in one.rows]
+    assert got.meta.warnings == ["the second process of this run ended (killed by SIGKILL); "
+                                 "its tokenizers were measured in the first"]
+    assert not killed[0].proc.is_alive() and isinstance(events[-1], RunDone)
+
+
+def test_resumed_and_precision_runs_stay_in_one_process(free: None) -> None:
+    got = run(["bytes", "chars"], SUITES[:1], ["compression"], jobs=None, resume=Results())
+    assert got.meta.executor is not None and got.meta.executor.get("chosen") != "split"
+
+
+def test_viewer_parts_that_do_not_line_up_are_not_merged() -> None:
+    data: dict[str, Any] = {"loaded": ["a"], "notes": [], "suites": [
+        {"name": "s", "samples": [{"subset": "all", "doc_id": 1, "text": "x",
+                                   "rows": {"a": {"n": 1}}}]}]}
+    other: Mapping[str, Any] = {"loaded": ["b"], "notes": ["n"], "suites": [
+        {"name": "s", "samples": [{"subset": "all", "doc_id": 2, "text": "y",
+                                   "rows": {"b": {"n": 2}}}]}]}
+    from tokbench.engine.viewer import merge_parts
+
+    assert merge_parts(data, [other], ["a", "b"]) is False and data["loaded"] == ["a"]
+    same = json.loads(json.dumps(other))
+    same["suites"][0]["samples"][0].update(doc_id=1, text="x")
+    assert merge_parts(data, [same], ["b", "a"]) is True
+    assert data["suites"][0]["samples"][0]["rows"] == {"b": {"n": 2}, "a": {"n": 1}}
+    assert data["loaded"] == ["b", "a"] and data["notes"] == ["n"]
+
+
+def test_the_command_line_writes_the_same_viewer_from_both_processes(
+        free: None, tmp_path: Path) -> None:
+    from tokbench.cli import main
+
+    argv = ["run", "-t", "bytes,gpt2,chars", "-s", "unicode,code", "-m",
+            "compression,roundtrip", "--no-plots", "--no-history", "--repeats", "1"]
+    assert main([*argv, "--out", str(tmp_path / "one"), "--jobs", "1"]) == 0
+    assert main([*argv, "--out", str(tmp_path / "two")]) == 0
+    one, two = Results.load(tmp_path / "one"), Results.load(tmp_path / "two")
+    assert two.meta.executor == {"kind": "AutoExecutor", "workers": usable_cores(),
+                                 "chosen": "split"}
+    assert [r.to_dict() for r in two.rows] == [r.to_dict() for r in one.rows]
+    assert (tmp_path / "two" / "viewer.json").read_bytes() == \
+        (tmp_path / "one" / "viewer.json").read_bytes()

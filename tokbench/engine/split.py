@@ -1,0 +1,448 @@
+"""A run split by tokenizer: a spawned process measures some of the run's tokenizers while
+this one measures the others, and the two results merge into what one process makes.
+
+For the default ``jobs`` on a small corpus a pool sharding documents does not pay (every
+worker loads every tokenizer for little text), so one core would idle. Splitting by
+tokenizer loads each tokenizer once: the other process starts at once (its interpreter and
+imports overlap this process's loading) and does everything per tokenizer for its group
+(load, encode, measure, throughput timing, vocabulary facts). Every row is one
+tokenizer's, so the results merge step by step (``Mark``: the steps a run goes through in
+one order) into the rows, failures and errors of one process, in the same order; the
+confidence intervals, which compare tokenizers on the same units, are taken at the merge
+from both processes' units (``tokbench.engine.work.UnitTable``).
+
+This module holds the choice (``choose``, ``balance``), the merge and the pipe to the
+other process; ``tokbench.engine.runner`` runs the two halves.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from tokbench.errors import InputError
+from tokbench.events import (
+    Event,
+    PhaseStarted,
+    Progress,
+    RunDone,
+    RunStarted,
+)
+from tokbench.record import Failure, RunError, RunMeta
+from tokbench.results import Results, Row
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
+
+    from tokbench.engine.work import UnitTable
+
+#: text bytes times tokenizers up to which a run may be split: below it a pool of
+#: document shards never pays back every worker's loading of every tokenizer (the
+#: default run is 6.4 MB), and the units the merge keeps for the intervals stay small
+SPLIT_MAX_BYTES = 16 * 1024 * 1024
+#: the cost of one tokenizer in a run (seconds), as measured on the built-in suites (load +
+#: work of each default tokenizer alone, 1-minute load about 2): HF tokenizer.json files
+#: (``tokenizers``) cost 1.3 s plus 0.5 s per MB (17 MB: 10.2 s, 11.4 MB: 7.1 s: parsing
+#: and encoding both grow with the file); sentencepiece 2.6 s; the rest (tiktoken, GGUF,
+#: baselines) 1.3 s plus 0.1 s per MB (0.7..3.6 MB: 1.3..2.1 s)
+BASE_COST = 1.3
+BASE_COSTS = {"sentencepiece": 2.6}
+COST_PER_MB = 0.1
+COSTS_PER_MB = {"tokenizers": 0.5, "transformers": 0.5}
+#: the other process's head start is negative: its interpreter and imports (seconds of
+#: the same scale as ``BASE_COST``)
+SPAWN_COST = 0.7
+#: the least a split must save by the estimates (seconds): below it the second process's
+#: own costs (its start, the merge, word segmentation done twice) eat the gain (FLORES
+#: with cl100k_base and xlm-roberta: 1.5 s estimated, no faster measured)
+MIN_SAVED_S = 2.0
+
+SPLIT = "split"
+SERIAL = "serial"
+AUTO = "auto"
+
+
+def choose(*, tokenizers: int, free_cores: float, work_bytes: int, splittable: bool,
+           saved_s: float = float("inf")) -> str:
+    """How a default-``jobs`` run works: ``"split"`` by tokenizer over two processes,
+    ``"serial"`` in this process, or ``"auto"`` (``AutoExecutor``: a pool of document
+    shards if the first shard's speed says it pays, else this process).
+
+    ``free_cores``: the cores other processes leave free (``executors.free_cores``);
+    ``work_bytes``: the text times the tokenizers; ``splittable``: nothing in the run
+    keeps it in one process (a resumed run, one read to a precision, tokenizers that
+    cannot be sent, a family comparing tokenizers); ``saved_s``: the seconds the split
+    saves by the estimates (``saving``; unknown before the suites are loaded).
+    """
+    if free_cores < 1.5:
+        return SERIAL
+    if splittable and tokenizers >= 2 and work_bytes <= SPLIT_MAX_BYTES \
+            and saved_s >= MIN_SAVED_S:
+        return SPLIT
+    return AUTO
+
+
+def tokenizer_cost(size: int | None, adapter: str | None) -> float:
+    """Estimated seconds of one tokenizer's part of a run, from its file's size and the
+    adapter that loads it (``tokbench.loading.loader.local_file``)."""
+    base = BASE_COSTS.get(adapter or "", BASE_COST)
+    return base + COSTS_PER_MB.get(adapter or "", COST_PER_MB) * (size or 0) / 1e6
+
+
+def balance(costs: Sequence[float]) -> list[bool]:
+    """Which tokenizers (by position) the other process takes: the costliest first, each
+    to the process with less so far, the other starting ``SPAWN_COST`` behind."""
+    loads = [0.0, SPAWN_COST]  # this process, the other
+    other = [False] * len(costs)
+    for i in sorted(range(len(costs)), key=lambda i: -costs[i]):
+        side = 0 if loads[0] <= loads[1] else 1
+        loads[side] += costs[i]
+        other[i] = side == 1
+    return other
+
+
+def saving(costs: Sequence[float], other: Sequence[bool]) -> float:
+    """Seconds a split into ``other`` (``balance``) saves over one process, by ``costs``."""
+    theirs = SPAWN_COST + sum(c for c, o in zip(costs, other, strict=True) if o)
+    mine = sum(c for c, o in zip(costs, other, strict=True) if not o)
+    return sum(costs) - max(mine, theirs)
+
+
+# -- what each process did -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Mark:
+    """Where a step of a run began: how many rows, failures, errors and finished units
+    there were. Steps (``"load"``, ``"finish:SUITE"``, ...) come in one order whatever
+    the tokenizers, and within a step rows come tokenizer by tokenizer in run order."""
+
+    step: str
+    rows: int
+    failures: int
+    errors: int
+    units: int
+
+
+@dataclass
+class Half:
+    """What one process of a split run did so far: its results and where each step
+    began; ``units`` (suite -> shard -> subset -> table) and ``prefixes`` (suite -> its
+    subset prefix) for the intervals taken at the merge; ``done`` once it finished."""
+
+    results: Results
+    marks: list[Mark]
+    units: dict[str, dict[int, dict[str, UnitTable]]] = field(default_factory=dict)
+    prefixes: dict[str, str | None] = field(default_factory=dict)
+    done: bool = False
+
+    def update(self, delta: Delta) -> None:
+        """Add what the other process sent since its last ``Delta``."""
+        self.results.rows.extend(delta.rows)
+        self.results.failures.extend(delta.failures)
+        self.results.meta = delta.meta
+        self.marks = delta.marks
+        self.units.update(delta.units)
+        self.prefixes.update(delta.prefixes)
+        self.done = delta.done
+
+
+@dataclass
+class Delta:
+    """A checkpoint of the other process: rows and failures since the last one, its meta
+    (small), its marks and the units of suites finished since."""
+
+    rows: list[Row]
+    failures: list[Failure]
+    meta: RunMeta
+    marks: list[Mark]
+    units: dict[str, dict[int, dict[str, UnitTable]]]
+    prefixes: dict[str, str | None]
+    done: bool = False
+
+
+class DeltaMaker:
+    """Makes the ``Delta`` of a half since the previous one."""
+
+    def __init__(self, half: Half) -> None:
+        self.half = half
+        self._rows = self._failures = 0
+        self._suites: set[str] = set()
+
+    def __call__(self, done: bool = False) -> Delta:
+        h = self.half
+        r = h.results
+        new = {s: u for s, u in h.units.items() if s not in self._suites and s in h.prefixes}
+        self._suites.update(new)
+        delta = Delta(r.rows[self._rows:], r.failures[self._failures:], r.meta,
+                      list(h.marks), new, {s: h.prefixes[s] for s in new}, done)
+        self._rows, self._failures = len(r.rows), len(r.failures)
+        return delta
+
+
+# -- the merge ------------------------------------------------------------------------
+
+
+#: joins the intervals of a suite finished by both processes: (suite, its rows from
+#: both, both processes' units, the subset prefix, the run's tokenizers in order); the
+#: rows are changed in place
+JoinIntervals = Callable[[str, list[Row], list[dict[int, dict[str, "UnitTable"]]],
+                          "str | None", list[str]], None]
+
+
+class Merger:
+    """Merges the halves of a split run, step by step, as far as both have gone (the
+    merged steps are kept: each call adds only the steps finished since)."""
+
+    def __init__(self, halves: Sequence[Half], specs: Sequence[str], join: JoinIntervals
+                 ) -> None:
+        self.halves = list(halves)
+        self.rank = {spec: i for i, spec in enumerate(specs)}
+        self.join = join
+        self.rows: list[Row] = []
+        self.failures: list[Failure] = []
+        self.errors: list[RunError] = []
+        self.units: list[list[str]] = []
+        self._merged: list[str] = []
+
+    def _rank(self, name: str | None) -> int:
+        if name is None:
+            return -1
+        if name not in self.rank:  # a loaded tokenizer: the position of its spec
+            for h in self.halves:
+                info = h.results.meta.tokenizers.get(name)
+                if info is not None and info.spec in self.rank:
+                    self.rank[name] = self.rank[info.spec]
+        return self.rank.get(name, len(self.rank))
+
+    def _steps(self) -> list[str]:
+        """Every step either half went through, in their common order."""
+        order: list[str] = []
+        for h in self.halves:
+            at = -1
+            for m in h.marks:
+                if m.step in order:
+                    at = order.index(m.step)
+                else:
+                    at += 1
+                    order.insert(at, m.step)
+        return order
+
+    def _finished(self, h: Half, step: str) -> bool | None:
+        """Whether ``h`` finished ``step`` (None: it never will, being done without it)."""
+        for i, m in enumerate(h.marks):
+            if m.step == step:
+                return h.done or i + 1 < len(h.marks)
+        return None if h.done else False
+
+    def _span(self, h: Half, step: str) -> tuple[Mark, Mark] | None:
+        for i, m in enumerate(h.marks):
+            if m.step == step:
+                r = h.results
+                end = h.marks[i + 1] if i + 1 < len(h.marks) else Mark(
+                    "", len(r.rows), len(r.failures), len(r.meta.errors),
+                    len(r.meta.finished_units or []))
+                return m, end
+        return None
+
+    def merge(self, executor: dict[str, Any], wall: float | None = None) -> Results:
+        """The results so far (complete when every half is done); ``wall`` the run's."""
+        for step in self._steps():
+            if step in self._merged:
+                continue
+            if any(self._finished(h, step) is False for h in self.halves):
+                break
+            self._merge_step(step)
+            self._merged.append(step)
+        return Results(rows=list(self.rows), meta=self._meta(executor, wall),
+                       failures=list(self.failures))
+
+    def _merge_step(self, step: str) -> None:
+        rows: list[Row] = []
+        failures: list[Failure] = []
+        errors: list[RunError] = []
+        units: list[list[str]] = []
+        for h in self.halves:
+            span = self._span(h, step)
+            if span is None:
+                continue
+            a, b = span
+            r = h.results
+            rows += r.rows[a.rows:b.rows]
+            failures += r.failures[a.failures:b.failures]
+            for e in r.meta.errors[a.errors:b.errors]:
+                if e.tokenizer is not None or e not in errors:  # a suite's: said once
+                    errors.append(e)
+            units += (r.meta.finished_units or [])[a.units:b.units]
+        rows.sort(key=lambda x: self._rank(x.tokenizer))
+        failures.sort(key=lambda x: self._rank(x.tokenizer))
+        errors.sort(key=lambda x: self._rank(x.tokenizer))
+        units.sort(key=lambda x: self._rank(x[0]))
+        suite = step.partition(":")[2] if step.startswith("finish:") else None
+        if suite is not None:
+            with_units = [h for h in self.halves if suite in h.prefixes]
+            if with_units:
+                self.join(suite, rows, [h.units.get(suite, {}) for h in with_units],
+                          with_units[0].prefixes[suite], self._names())
+        self.rows += rows
+        self.failures += failures
+        self.errors += errors
+        self.units += units
+
+    def _names(self) -> list[str]:
+        """The run's tokenizers in its order."""
+        return sorted({n for h in self.halves for n in h.results.meta.tokenizers},
+                      key=self._rank)
+
+    def _meta(self, executor: dict[str, Any], wall: float | None) -> RunMeta:
+        metas = [h.results.meta for h in self.halves]
+        names = self._names()
+        for n in names:
+            owners = [m.tokenizers[n] for m in metas if n in m.tokenizers]
+            if len(owners) > 1:
+                raise InputError(f"tokenizers {owners[0].spec!r} and {owners[1].spec!r} are "
+                                 f"the same tokenizer {n!r}; list it once")
+        tokenizers = {n: next(m.tokenizers[n] for m in metas if n in m.tokenizers)
+                      for n in names}
+        base = next((m for m in metas if m.tokenizers), metas[0])
+        suites = dict(base.suites)
+        warnings = list(base.warnings or [])
+        segmenters: dict[str, str | None] = {}
+        counts: dict[str, dict[str, dict[str, int]]] = {}
+        timings: dict[str, float] = {}
+        for m in metas:
+            suites.update((k, v) for k, v in m.suites.items() if k not in suites)
+            warnings += [w for w in m.warnings or [] if w not in warnings]
+            segmenters.update(m.segmenters or {})
+            counts.update(m.failure_counts or {})
+            for k, v in (m.timings or {}).items():
+                timings[k] = timings.get(k, 0.0) + v
+        if wall is not None:
+            timings["wall_s"] = wall
+        done = all(h.done for h in self.halves)
+        return replace(base, tokenizers=tokenizers, suites=suites, errors=list(self.errors),
+                       warnings=warnings, executor=executor,
+                       finished_units=list(self.units),
+                       failure_counts={n: counts[n] for n in sorted(counts, key=self._rank)}
+                       or None, segmenters=dict(sorted(segmenters.items())) or
+                       base.segmenters, timings=timings or None, complete=done)
+
+
+# -- progress of both processes as one run --------------------------------------------
+
+
+class JoinedProgress:
+    """Both processes' progress events as one run's: one ``RunStarted`` (twice the
+    bytes: each process encodes the text once), one ``PhaseStarted`` per phase (for
+    every tokenizer), no ``RunDone`` (the merge says when the run is done)."""
+
+    def __init__(self, progress: Progress, share: float) -> None:
+        self.progress = progress
+        self.share = share  # this process's tokenizers over all
+        self._seen: set[str] = set()
+
+    def __call__(self, event: Event, mine: bool = True) -> None:
+        scale = 1 / self.share if mine else 1 / (1 - self.share)
+        if isinstance(event, RunStarted):
+            if "start" not in self._seen:
+                self._seen.add("start")
+                self.progress(RunStarted(units=round(event.units * scale),
+                                         bytes=event.bytes * 2))
+            return
+        if isinstance(event, PhaseStarted):
+            if event.name not in self._seen:
+                self._seen.add(event.name)
+                self.progress(PhaseStarted(name=event.name, units=round(event.units * scale)))
+            return
+        if isinstance(event, RunDone):
+            return
+        self.progress(event)
+
+
+# -- the other process ------------------------------------------------------------------
+
+
+class OtherProcess:
+    """The spawned process of a split run and the pipe to it: started before this one
+    loads anything; given its work (``send``) once that is decided. A thread takes its
+    messages as they come (so it never waits for this process to read), ``messages``
+    hands them over. It ends with this process (``close``), on Ctrl-C, or when this
+    process dies (its parent watch)."""
+
+    def __init__(self, target: Callable[[Connection, int], None]) -> None:
+        import multiprocessing
+        import queue
+        import threading
+
+        ctx = multiprocessing.get_context("spawn")
+        self.conn, theirs = ctx.Pipe()
+        self.proc = ctx.Process(target=target, args=(theirs, os.getpid()), daemon=True,
+                                name="tokbench-split")
+        self.proc.start()
+        theirs.close()
+        self.finished = False  # it said its last
+        self._inbox: queue.Queue[tuple[str, Any]] = queue.Queue()
+        threading.Thread(target=self._receive, daemon=True, name="tokbench-split-inbox").start()
+
+    def _receive(self) -> None:
+        while True:
+            try:
+                message = self.conn.recv()
+            except (EOFError, OSError):  # it ended, or this side closed the pipe
+                self.proc.join(5)
+                self._inbox.put(("died", self.proc.exitcode))
+                return
+            self._inbox.put(message)
+            if message[0] in ("viewer", "error"):
+                return
+
+    def send(self, work: object) -> None:
+        """Give the process its work; one that died already is found by ``messages``."""
+        with contextlib.suppress(OSError):  # BrokenPipeError: it is gone
+            self.conn.send(work)
+
+    def messages(self, block: bool) -> Iterator[tuple[str, Any]]:
+        """Messages received (``block``: waiting for more until the process has said its
+        last, ``"viewer"`` or ``"error"``); a process that died first says
+        ``("died", exit code)``."""
+        import queue
+
+        while not self.finished:
+            try:
+                message = self._inbox.get(block)
+            except queue.Empty:
+                return
+            self.finished = message[0] in ("viewer", "error", "died")
+            yield message
+
+    def close(self) -> None:
+        if self.proc.is_alive():
+            self.proc.terminate()
+        self.proc.join(5)
+        self.conn.close()
+
+
+def describe_death(code: int | None) -> str:
+    """What a dead process's exit code says, in a few words."""
+    import signal
+
+    if code is not None and code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            pass
+    return f"exit code {code}"
+
+
+def sendable(objects: Mapping[str, object]) -> bool:
+    """Whether every object pickles (the other process receives them)."""
+    import pickle
+
+    try:
+        pickle.dumps(dict(objects))
+    except Exception:  # any object a library cannot pickle keeps the run in one process
+        return False
+    return True
