@@ -18,7 +18,8 @@ import pytest
 from tokbench.cli.output import as_saved, write_outputs
 from tokbench.cli.render_worker import NICE, PATIENCE, RenderWorker
 from tokbench.engine.runner import run
-from tokbench.render.plots import plot_jobs, plot_order, render_plots
+from tokbench.metrics import FAMILIES
+from tokbench.render.plots import PLOTTED_FAMILIES, plot_jobs, plot_order, render_plots
 from tokbench.results import Results
 
 
@@ -51,6 +52,30 @@ def test_plot_jobs_list_every_plot_the_rows_allow(results: Results) -> None:
                          "bytes_per_token_code.png", "bytes_per_token_japanese.png",
                          "fertility_japanese_multilingual.png", "fertility_japanese_japanese.png"]
     assert names[6:] == []  # the speed plots only with speed rows
+
+
+def test_without_plotted_families_only_bars_by_domain_are_drawn(results: Results) -> None:
+    """``PLOTTED_FAMILIES`` is what the CLI reads to start no render process: the rows of
+    every other family draw nothing but compression's bars of a suite by domain."""
+    kept = [f for f in FAMILIES if f not in PLOTTED_FAMILIES]
+    rows = [r for r in results.rows if r.metric in {m for f in kept for m in FAMILIES[f]}]
+    other = Results(rows=rows, meta=results.meta, failures=results.failures)
+    names = [job.keywords["path"].name for job in plot_jobs(other, Path("."))]
+    assert names == ["bytes_per_token_code.png", "bytes_per_token_japanese.png"]
+
+
+@pytest.mark.parametrize(("argv", "starts"), [
+    (["-m", "compression"], False), (["-m", "compression,roundtrip"], False),
+    (["-m", "compression,fertility"], True), ([], True), (["--no-plots"], False),
+    (["-j", "1"], False)])
+def test_the_cli_starts_a_render_process_only_for_plots(argv: list[str], starts: bool) -> None:
+    from tokbench.cli import build_parser
+    from tokbench.commands.run import _render_worker, resolve_config
+
+    args = build_parser().parse_args(["run", *argv])
+    conf = resolve_config(args)
+    with _render_worker(args, conf) as worker:
+        assert (worker is not None) is starts
 
 
 def _files(folder: Path) -> dict[str, bytes]:

@@ -221,10 +221,15 @@ def _add_suite_errors(results: Any, suite_errors: list[Any]) -> None:
 def _render_worker(args: argparse.Namespace, conf: dict[str, Any]) -> Any:
     """The process that draws the plots beside this one (``RenderWorker``), started now
     so that it imports matplotlib while the run works; none with ``--jobs 1`` (all in
-    this process) or ``--no-plots`` (results.csv alone does not pay a process)."""
+    this process), ``--no-plots`` (results.csv alone does not pay a process) or metrics
+    that draw no plot but compression's bars by domain (``PLOTTED_FAMILIES``)."""
     import contextlib
 
-    if conf.get("jobs") == 1 or args.no_plots:
+    from tokbench.metrics import resolve_families
+    from tokbench.render.plots import PLOTTED_FAMILIES
+
+    if (conf.get("jobs") == 1 or args.no_plots
+            or PLOTTED_FAMILIES.isdisjoint(resolve_families(conf.get("metrics")))):
         return contextlib.nullcontext(None)
     from tokbench.cli.render_worker import RenderWorker
 

@@ -259,6 +259,12 @@ def plot_order(jobs: Sequence[functools.partial[Path | None]], files: Iterable[P
     return sorted(files, key=lambda f: rank.get(f.name, len(rank)))
 
 
+#: families whose rows are drawn wherever they are measured (premium and fairness of a
+#: parallel suite, fertility on Japanese, throughput, speed): a run without any of them
+#: draws at most compression's bars of a suite by domain
+PLOTTED_FAMILIES = frozenset({"premium", "fertility", "throughput", "speed"})
+
+
 def plot_jobs(results: Results, out: Path) -> list[functools.partial[Path | None]]:
     """One call per plot the rows allow, each drawing one file independently of the rest."""
     from tokbench.render.speed import (
