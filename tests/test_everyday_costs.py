@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 import pytest
@@ -281,6 +283,44 @@ def test_default_jobs_hands_the_rest_to_a_pool_when_it_pays(
     pooled = run(["bytes"], [suite], ["compression", "roundtrip"], executor=auto)
     assert auto.chosen == "pool" and pooled.meta.executor["chosen"] == "pool"
     assert [r.to_dict() for r in pooled.rows] == [r.to_dict() for r in one.rows]
+
+
+def test_default_jobs_chooses_on_the_fastest_of_the_first_shards(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pool's choice sees the faster of the first two shards' rates, and what is left
+    after both: a cold first shard does not make a pool look worth it."""
+    from tokbench.engine import executors
+
+    docs = [Document(f"d{i}", "eng_Latn", "x", f"line {i} " + "abc def " * 2000)
+            for i in range(60)]  # about 1 MB: four shards of 256 KB
+    suite = Suite("big", "1", docs)
+    one = run(["bytes"], [suite], ["compression"], jobs=1)
+    now = [0.0]
+    took = iter([3.0, 1.0])  # the first shard 3 s (cold), the second 1 s
+    work = executors.process_shard
+
+    def timed(task: Any) -> Any:
+        now[0] += next(took, 0.0)
+        return work(task)
+
+    monkeypatch.setattr(executors, "time", SimpleNamespace(perf_counter=lambda: now[0]))
+    monkeypatch.setattr(executors, "process_shard", timed)
+    seen: list[tuple[float, int, int]] = []
+
+    def pays(self: AutoExecutor, per_byte: float, left: int, shards: int) -> bool:
+        seen.append((per_byte, left, shards))
+        return False
+
+    monkeypatch.setattr(AutoExecutor, "pays", pays)
+    auto = AutoExecutor(2)
+    got = run(["bytes"], [suite], ["compression"], executor=auto)
+    assert auto.chosen == "serial"
+    assert [r.to_dict() for r in got.rows] == [r.to_dict() for r in one.rows]
+    sizes = [len(d.text.encode()) for d in docs]
+    total = sum(sizes)
+    ((per_byte, left, shards),) = seen
+    assert shards == 2 and 0 < left < total
+    assert per_byte == pytest.approx(1.0 / ((total - left) / 2), rel=0.2)
 
 
 def test_checkpoint_waits_longer_after_a_slow_write(tmp_path: Path,

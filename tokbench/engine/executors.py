@@ -10,8 +10,10 @@ after the results already yielded have been kept by the caller.
 
 from __future__ import annotations
 
+import itertools
 import os
 import pickle
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import CancelledError
 from typing import TYPE_CHECKING, Any, Protocol
@@ -147,8 +149,8 @@ class ProcessExecutor:
 
 
 class AutoExecutor:
-    """A pool only when it pays (the default ``jobs``): the first shard runs in this
-    process and times the work per byte on this machine now; the rest goes to a pool of
+    """A pool only when it pays (the default ``jobs``): the first ``PROBES`` shards run in
+    this process and time the work per byte on this machine now; the rest goes to a pool of
     ``workers`` processes only if the time it saves on what is left beats a worker's
     start-up cost (interpreter and imports, ``SPAWN_S``, plus loading the tokenizers,
     measured as this process loaded them) by ``PAYS_BY``, counting only the cores other
@@ -163,6 +165,11 @@ class AutoExecutor:
     SPAWN_S = 0.5
     #: the pool must save at least this share of the serial time left
     PAYS_BY = 0.2
+    #: shards timed here before the choice; the rate of the rest is the fastest of them,
+    #: as a tokenizer's first texts may run cold (FLORES, cl100k_base, 10 shards: the
+    #: first took 1.1-1.3x the median's time per byte, once 1.5x: enough to choose a
+    #: pool, which on that job took 1.4x the time of --jobs 1)
+    PROBES = 2
 
     def __init__(self, workers: int) -> None:
         self.workers = workers
@@ -212,21 +219,24 @@ class AutoExecutor:
         return pool_s <= serial_s * (1 - self.PAYS_BY)
 
     def map(self, tasks: Iterable[ShardTask]) -> Iterator[ShardResult]:
-        import time
-
         todo = iter(tasks)
         if self._pool is not None:
             yield from self._pool.map(todo)
             return
-        first = next(todo, None)
-        if first is None:
+        rates: list[float] = []
+        done = 0
+        for task in itertools.islice(todo, self.PROBES):
+            t0 = time.perf_counter()
+            result = process_shard(task)
+            nbytes = task.nbytes * len(task.tokenizers)
+            rates.append((time.perf_counter() - t0) / max(1, nbytes))
+            done += nbytes
+            yield result
+        if not rates:
             return
-        t0 = time.perf_counter()
-        yield process_shard(first)
-        spent = time.perf_counter() - t0
-        left = max(0, self._total - first.nbytes * len(first.tokenizers))
-        per_byte = spent / max(1, first.nbytes * len(first.tokenizers))
-        if left and self.pays(per_byte, left, self._shards - 1) and self._start_pool():
+        left = max(0, self._total - done)
+        if (left and self.pays(min(rates), left, self._shards - len(rates))
+                and self._start_pool()):
             assert self._pool is not None
             yield from self._pool.map(todo)
             return
