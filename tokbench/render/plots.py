@@ -234,29 +234,13 @@ def _fairness(plt: Any, results: Results, suite: str, tokenizers: Sequence[str],
     return path
 
 
-def render_plots(results: Results, out_dir: str | Path, part: int = 0, parts: int = 1
-                 ) -> list[Path]:
+def render_plots(results: Results, out_dir: str | Path) -> list[Path]:
     """Write the standard plots into ``out_dir``; returns the files written, in report
-    order. With ``parts`` > 1, only every ``parts``-th plot from the ``part``-th on: two
-    processes given parts 0 and 1 of 2 draw them all (``plot_order`` merges their files
-    back into report order)."""
+    order."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    return draw_plots(plot_jobs(results, out), part, parts)
-
-
-def draw_plots(jobs: Sequence[functools.partial[Path | None]], part: int = 0, parts: int = 1
-               ) -> list[Path]:
-    """Run every ``parts``-th of ``jobs`` from the ``part``-th on; the files written."""
-    written = [job() for k, job in enumerate(jobs) if k % parts == part]
+    written = [job() for job in plot_jobs(results, out)]
     return [p for p in written if p is not None]
-
-
-def plot_order(jobs: Sequence[functools.partial[Path | None]], files: Iterable[Path]
-               ) -> list[Path]:
-    """``files`` drawn from ``jobs`` in parts, in the order one call would give."""
-    rank = {job.keywords["path"].name: k for k, job in enumerate(jobs)}
-    return sorted(files, key=lambda f: rank.get(f.name, len(rank)))
 
 
 #: families whose rows are drawn wherever they are measured (premium and fairness of a
