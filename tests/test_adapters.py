@@ -25,6 +25,7 @@ from tests._trained import (
     adapter,
     bert_pretokens,
     hf_bpe_bytelevel,
+    hf_unigram_metaspace,
     hf_wordpiece,
     sp_bpe_byte_fallback,
     sp_unigram,
@@ -452,6 +453,46 @@ def test_tokenizers_unigram_metaspace() -> None:
     assert enc.spans[0] == (0, 0) and tok.token_bytes(enc.ids[0]) == b" "  # dummy "▁"
     assert tok.encode_batch(["<s> x", "a </s>"], threads=2) == [tok.encode("<s> x"),
                                                                tok.encode("a </s>")]
+
+
+def test_a_tokenizer_json_loads_again_from_its_facts_on_disk(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The second load of a file reads the adapter's facts from the cache (no Python
+    parse of the file) and is the same tokenizer; a damaged entry is parsed again; a
+    file loaded changed (a WordPiece decoder's clean-up switched off) is always parsed."""
+    from tokbench.adapters import hf_tokenizers
+
+    monkeypatch.setenv("TOKBENCH_CACHE", str(tmp_path))
+    hf_tokenizers.load(hf_wordpiece(), name="w")
+    assert not (tmp_path / "hf-facts").exists()
+    path = hf_unigram_metaspace()
+    first = hf_tokenizers.load(path, name="t")
+    [entry] = (tmp_path / "hf-facts").glob("*/*.json")
+    assert '"vocab"' not in entry.read_text(encoding="utf-8")
+    texts = ["the <s> cat [CLS] sat", "Ωx café", "[UNK] </s>"]
+
+    def same(tok: hf_tokenizers.HFTokenizersTokenizer) -> None:
+        assert tok.describe() == first.describe()
+        assert (tok.unk_id, tok.special_tokens) == (first.unk_id, first.special_tokens)
+        assert [tok.encode(t) for t in texts] == [first.encode(t) for t in texts]
+        assert tok._reachable is first._reachable
+
+    real_loads = json.loads
+    parsed: list[str | bytes] = []
+
+    def loads(text: str | bytes, *a: object, **k: object) -> object:
+        parsed.append(text)
+        return real_loads(text, *a, **k)  # type: ignore[arg-type]
+
+    whole = path.read_text(encoding="utf-8")
+    with monkeypatch.context() as m:
+        m.setattr(hf_tokenizers.json, "loads", loads)
+        same(hf_tokenizers.load(path, name="t"))
+        assert parsed and whole not in parsed  # the cache entry only
+        parsed.clear()
+        entry.write_text('{"spec": [], "reachable": 1}', encoding="utf-8")
+        same(hf_tokenizers.load(path, name="t"))
+        assert whole in parsed
 
 
 def _wordpiece_greedy(text: str, vocab: dict[str, int]) -> tuple[list[int], list[tuple[int, int]]]:

@@ -91,6 +91,24 @@ def test_python_dash_m_tokbench() -> None:
     assert done.returncode == 0 and done.stdout.startswith("usage: tokbench list")
 
 
+@pytest.mark.parametrize(("traced", "teardown"), [(False, False), (True, True)])
+def test_the_command_exits_without_teardown_unless_traced(traced: bool,
+                                                          teardown: bool) -> None:
+    """``exit_now``: the exit code and every byte printed (buffered, to a pipe) arrive;
+    the interpreter's teardown (here an ``atexit`` function) is skipped, except under a
+    tracer (a profiler or coverage writes its data then)."""
+    script = ("import atexit, sys\n"
+              "from tokbench.cli import exit_now\n"
+              f"if {traced}: sys.settrace(lambda *a: None)\n"
+              "atexit.register(lambda: sys.stderr.write('teardown'))\n"
+              "sys.stdout.write('x' * 100000)\n"
+              "exit_now(3)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          check=False)
+    assert (done.returncode, len(done.stdout)) == (3, 100000)
+    assert (done.stderr == "teardown") is teardown
+
+
 def test_a_command_builds_only_its_own_parser(monkeypatch: pytest.MonkeyPatch) -> None:
     import importlib
 

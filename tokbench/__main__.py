@@ -1,7 +1,5 @@
 """``python -m tokbench``: the command line."""
 
-import sys
+from tokbench.cli import entry
 
-from tokbench.cli import main
-
-sys.exit(main())
+entry()

@@ -42,6 +42,7 @@ from tokbench.adapters.base import (
     out_of_vocab,
     spans_reproduce,
 )
+from tokbench.adapters.hf_facts import read_facts, write_facts
 from tokbench.errors import CorruptFileError, InputError, require
 from tokbench.hashing import sha256_file
 from tokbench.record import TokenizerSource
@@ -312,6 +313,8 @@ def load(path_or_obj: str | Path | tokenizers.Tokenizer, *, name: str,
     """
     check_options("tokenizers", options)
     tk = _import_tokenizers()
+    digest: str | None = None  # the file's, for the facts kept on disk (``hf_facts``)
+    facts = None
     if isinstance(path_or_obj, tk.Tokenizer):
         raw = path_or_obj.to_str()
         source = source or TokenizerSource(kind="object", location=f"tokenizers.Tokenizer:{name}")
@@ -322,19 +325,37 @@ def load(path_or_obj: str | Path | tokenizers.Tokenizer, *, name: str,
         if not path.is_file():
             raise InputError(f"{path}: no such tokenizer.json file; give the path of a "
                              "Hugging Face tokenizer.json or the folder holding it")
-        raw = path.read_text(encoding="utf-8")
+        digest = sha256_file(path)
         source = source or TokenizerSource(kind="file", location=str(path),
-                                           sha256=sha256_file(path), path=str(path))
+                                           sha256=digest, path=str(path))
+        facts = read_facts(digest)
+        if facts is not None and _plain(facts[0]):  # no Python parse: tokenizers reads it
+            try:
+                backend = tk.Tokenizer.from_file(str(path))
+            except Exception as exc:
+                raise _corrupt(source, exc) from exc
+            return HFTokenizersTokenizer(name, source, backend, facts[0], reachable=facts[1])
+        raw = path.read_text(encoding="utf-8")
     try:
         spec = json.loads(raw)
-        plain = prepare_json(spec)
-        same = all(plain[k] == spec.get(k) for k in ("truncation", "padding", "decoder"))
-        backend = tk.Tokenizer.from_str(raw if same else json.dumps(plain))
+        backend = tk.Tokenizer.from_str(raw if _plain(spec) else json.dumps(prepare_json(spec)))
     except Exception as exc:  # tokenizers raises a bare Exception on bad JSON
-        where = source.path or source.location
-        raise CorruptFileError(f"{where}: not a valid tokenizer.json ({first_line(exc)})"
-                               ) from exc
-    return HFTokenizersTokenizer(name, source, backend, spec)
+        raise _corrupt(source, exc) from exc
+    tok = HFTokenizersTokenizer(name, source, backend, spec)
+    if digest is not None and facts is None and _plain(spec):
+        write_facts(digest, spec, tok._reachable)
+    return tok
+
+
+def _plain(spec: dict[str, Any]) -> bool:
+    """Whether ``prepare_json`` leaves ``spec`` as it is (the file loads unchanged)."""
+    plain = prepare_json(spec)
+    return all(plain[k] == spec.get(k) for k in ("truncation", "padding", "decoder"))
+
+
+def _corrupt(source: TokenizerSource, exc: Exception) -> CorruptFileError:
+    where = source.path or source.location
+    return CorruptFileError(f"{where}: not a valid tokenizer.json ({first_line(exc)})")
 
 
 class HFTokenizersTokenizer(Tokenizer):
@@ -343,7 +364,9 @@ class HFTokenizersTokenizer(Tokenizer):
     backend = "tokenizers"
 
     def __init__(self, name: str, source: TokenizerSource, backend: tokenizers.Tokenizer,
-                 spec: dict[str, Any]) -> None:
+                 spec: dict[str, Any], reachable: bool | None = None) -> None:
+        """``spec``: the parsed ``tokenizer.json`` (its model's vocabulary and merges may be
+        left out when ``reachable``, ``special_pieces_reachable`` of the whole, is given)."""
         super().__init__(name, source)
         self._tok = backend
         # the parsed JSON (the whole vocabulary) is not kept; only what describe() shows
@@ -363,7 +386,7 @@ class HFTokenizersTokenizer(Tokenizer):
         self._suspect_ids = self._special_ids - {self._unk_id}
         backend.encode_special_tokens = True  # "<s>" in text is text, not the special id
         # ... and not a special piece of the model either (built when first needed)
-        self._reachable = special_pieces_reachable(spec)
+        self._reachable = special_pieces_reachable(spec) if reachable is None else reachable
         self._blind: tokenizers.Tokenizer | None = None
         self._lock = threading.Lock()
         self._bytes_cache: dict[int, bytes] = {}

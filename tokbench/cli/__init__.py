@@ -16,6 +16,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from tokbench.errors import TokbenchError
 from tokbench.version import __version__
@@ -110,6 +111,29 @@ def main(argv: Sequence[str] | None = None) -> int:
             os.environ[OFFLINE_ENV] = offline
 
 
+def entry() -> NoReturn:
+    """The ``tokbench`` command (its console script and ``python -m tokbench``): ``main``,
+    then ``exit_now``."""
+    exit_now(main())
+
+
+def exit_now(code: int) -> NoReturn:
+    """End the process with ``code``, skipping the interpreter's teardown: freeing a
+    finished run's objects one by one (eight vocabularies, the results) took 1.8 s of a
+    25 s default run. Nothing is lost: by then every file is closed, every helper process
+    ended and every temporary folder removed (each by its own ``with``); the standard
+    streams are flushed here. Under a profiler or a coverage tracer, which write their
+    data at exit, the process ends the usual way."""
+    if sys.getprofile() is not None or sys.gettrace() is not None:
+        sys.exit(code)
+    import contextlib
+
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a closed pipe or stream
+            stream.flush()
+    os._exit(code)
+
+
 def _crashed(e: BaseException) -> int:
     """Say in one line that tokbench failed (not the input, not a regression): exit 2."""
     import traceback
@@ -128,4 +152,4 @@ def _crashed(e: BaseException) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

@@ -67,8 +67,10 @@ def as_saved(results: Results) -> Results:
 def write_outputs(results: Results, out_dir: str | Path, plots: bool = True,
                   html: bool = True, worker: RenderWorker | None = None,
                   tokenizers: Mapping[str, Any] | None = None,
-                  suites: Mapping[str, Any] | None = None) -> list[Path]:
-    """Every file of a finished run; returns their paths.
+                  suites: Mapping[str, Any] | None = None,
+                  saved: Results | None = None) -> list[Path]:
+    """Every file of a finished run; returns their paths (``saved``: ``as_saved(results)``
+    when the caller has it already).
 
     ``results.csv`` and the plots are file jobs (``file_jobs``) shared with ``worker``
     when given (the command line starts it before the run, ``RenderWorker``): it is sent
@@ -85,7 +87,7 @@ def write_outputs(results: Results, out_dir: str | Path, plots: bool = True,
     files = [atomic_write_text(out / "results.json", text)]
     # everything else renders from the values as saved (rounded), as `tokbench report`
     # does later from the file: both show the same digits
-    results = as_saved(results)
+    results = saved if saved is not None else as_saved(results)
     if worker is not None:
         worker.send(results, out, plots)
     viewer = _viewer(results, out, tokenizers, suites) if html else None

@@ -145,11 +145,13 @@ def main(args: argparse.Namespace) -> int:
             folder.discard()
             why = f" ({errors[0].subject}: {errors[0].error})" if errors else ""
             raise TokbenchError(f"nothing was measured{why}; {out} is unchanged")
-        from tokbench.suites.model import Suite
-
         # the viewer reuses the suites read whole (a streamed corpus is read again from
         # the start of its files)
-        files = _write(folder, results, args, worker, loaded,
+        from tokbench.cli.output import as_saved
+        from tokbench.suites.model import Suite
+
+        saved = as_saved(results)  # what every view renders (the values rounded)
+        files = _write(folder, results, saved, args, worker, loaded,
                        {s.name: s for s in suites if isinstance(s, Suite)})
         if worker is not None and worker.failure:
             err_console().print(f"[yellow]warning:[/] {escape(worker.failure)}; its files "
@@ -159,9 +161,7 @@ def main(args: argparse.Namespace) -> int:
     for err in errors:
         err_console().print(f"[yellow]skipped {escape(err.subject)}:[/] "
                             f"{escape(err.error)}", highlight=False)
-    from tokbench.cli.output import as_saved
-
-    _print_summary(console(), as_saved(results), conf.get("focus"))
+    _print_summary(console(), saved, conf.get("focus"))
     console().print(escape(f"wrote {', '.join(str(f) for f in files)}"), highlight=False)
     from tokbench.cli.gate import gate
 
@@ -236,13 +236,13 @@ def _render_worker(args: argparse.Namespace, conf: dict[str, Any]) -> Any:
     return RenderWorker.start() or contextlib.nullcontext(None)
 
 
-def _write(folder: Any, results: Any, args: argparse.Namespace, worker: Any,
+def _write(folder: Any, results: Any, saved: Any, args: argparse.Namespace, worker: Any,
            loaded: dict[str, Any], suites: dict[str, Any]) -> list[Path]:
     """Every output file into the staging folder, then the folder swapped in for OUT
     (``worker``: the plots are shared with it; None, with ``--jobs 1``: all here)."""
     from tokbench.cli.output import write_outputs
 
-    files = write_outputs(results, folder.staging, plots=not args.no_plots,
+    files = write_outputs(results, folder.staging, saved=saved, plots=not args.no_plots,
                           html=not args.no_html, worker=worker, tokenizers=loaded,
                           suites=suites)
     folder.publish(files)
