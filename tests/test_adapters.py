@@ -638,6 +638,24 @@ def test_missing_library_names_the_pip_command(module: str, library: str, argume
 
 
 # -- every adapter ----------------------------------------------------------------------------
+@pytest.mark.parametrize("threads", [2, 3, 8])
+@pytest.mark.parametrize("n", [2, 7, 100])
+def test_in_threads_encodes_contiguous_parts_in_order(n: int, threads: int) -> None:
+    from tokbench.adapters.base import in_threads
+
+    texts = [f"t{i}" for i in range(n)]
+    parts: list[list[str]] = []
+    got = in_threads(lambda part: parts.append(list(part)) or [t.upper() for t in part],
+                     texts, threads)
+    assert got == [t.upper() for t in texts]
+    assert len(parts) <= threads * 4 and sorted(parts) == sorted(
+        texts[i:i + len(p)] for i, p in zip(_starts(parts, texts), parts, strict=True))
+
+
+def _starts(parts: list[list[str]], texts: list[str]) -> list[int]:
+    return [texts.index(p[0]) for p in parts]
+
+
 @pytest.mark.parametrize("kind", ALL)
 def test_encode_batch_equals_encode(kind: str) -> None:
     tok = adapter(kind)

@@ -130,8 +130,9 @@ def test_jobs_given_forces_that_many_and_default_decides() -> None:
     (0.0, 1e-6, 200_000_000, 100, True),   # 200 s of work on an idle machine
     (3.0, 1e-6, 200_000_000, 100, False),  # the same with both cores taken by others
     (0.0, 1e-6, 200_000_000, 1, False),    # one shard left: nothing to share
-    (0.0, 1e-6, 6_000_000, 4, False),      # 6 s: 0.5 + 2 + 3 = 5.5 s is not 20% less
-    (0.0, 1e-6, 12_000_000, 4, True),      # 12 s: 0.5 + 2 + 6 = 8.5 s is
+    (0.0, 1e-6, 6_000_000, 4, False),      # 6 s: 0.5 + 2 + 3 = 5.5 s is not 35% less
+    (0.0, 1e-6, 12_000_000, 4, False),     # 12 s: 0.5 + 2 + 6 = 8.5 s is 29% less
+    (0.0, 1e-6, 20_000_000, 4, True),      # 20 s: 0.5 + 2 + 10 = 12.5 s is 37.5% less
 ])
 def test_a_pool_only_when_it_pays(monkeypatch: pytest.MonkeyPatch, load: float,
                                   per_byte: float, left: int, shards: int, pays: bool) -> None:
@@ -152,6 +153,45 @@ def test_default_jobs_on_a_small_job_works_here_with_the_same_numbers() -> None:
     assert auto.chosen == "serial"
     assert default.meta.executor == {"kind": "AutoExecutor", "workers": 2, "chosen": "serial"}
     assert [r.to_dict() for r in default.rows] == [r.to_dict() for r in one.rows]
+
+
+def test_default_jobs_give_the_free_cores_to_tokenizers_with_their_own_threads(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """No pool: after the probes, a tokenizer that encodes outside the GIL gets the free
+    cores as threads (recorded); one that does not, and every --jobs 1 shard, gets one."""
+    from tokbench.suites import model
+
+    seen: list[tuple[str, int]] = []
+
+    class Native(ToyTokenizer):
+        native_threads = True
+
+        def encode_batch(self, texts: Any, threads: int = 1) -> list[list[int]]:
+            seen.append((self.name, threads))
+            return [self.encode(t) for t in texts]
+
+    monkeypatch.setattr(model, "MIN_SHARD_BYTES", 100)
+    monkeypatch.setattr(model, "MAX_SHARD_BYTES", 200)
+    monkeypatch.setattr(executors, "usable_cores", lambda: 2)
+    monkeypatch.setattr(executors, "_load_average", lambda: 1.0)  # this process alone
+    suite = Suite("s", "1", [Document(f"d{i}", "eng_Latn", "x", "abc ab a " * 10)
+                             for i in range(20)])
+    toks = [Native(PIECES, name="native"), ToyTokenizer(PIECES, name="plain")]
+    one = run(toks, [suite], ["compression"], jobs=1, ci=None)
+    assert set(seen) == {("native", 1)}
+    seen.clear()
+    auto = AutoExecutor(2)
+    default = run(toks, [suite], ["compression"], executor=auto, ci=None)
+    shards = len(suite.plan_shards(2)[0])
+    probes = AutoExecutor.PROBES
+    assert shards > probes
+    assert [t for _, t in seen] == [1] * probes + [2] * (shards - probes)
+    assert default.meta.executor == {"kind": "AutoExecutor", "workers": 2, "chosen": "serial",
+                                     "threads": 2}
+    assert [r.to_dict() for r in default.rows] == [r.to_dict() for r in one.rows]
+    seen.clear()
+    plain = run(toks[1:], [suite], ["compression"], executor=AutoExecutor(2), ci=None)
+    assert "threads" not in plain.meta.executor and not seen
 
 
 # -- throughput ------------------------------------------------------------------------------

@@ -362,6 +362,7 @@ class HFTokenizersTokenizer(Tokenizer):
     """A ``tokenizers.Tokenizer`` behind the tokbench interface."""
 
     backend = "tokenizers"
+    native_threads = True
 
     def __init__(self, name: str, source: TokenizerSource, backend: tokenizers.Tokenizer,
                  spec: dict[str, Any], reachable: bool | None = None) -> None:

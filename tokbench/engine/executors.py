@@ -10,6 +10,7 @@ after the results already yielded have been kept by the caller.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import os
 import pickle
@@ -163,8 +164,11 @@ class AutoExecutor:
     #: interpreter start and tokbench/numpy imports of a spawned worker (measured: 0.5 s
     #: on a busy 2-core machine)
     SPAWN_S = 0.5
-    #: the pool must save at least this share of the serial time left
-    PAYS_BY = 0.2
+    #: the pool must save at least this share of the serial time left: more than the
+    #: noise of a shared machine (FLORES, 42 languages, cl100k_base, 2 cores: the same
+    #: run's time varied by 20%, and with 0.2 a pool was chosen in 1 of 4 runs and took
+    #: 1.15x the time of --jobs 1)
+    PAYS_BY = 0.35
     #: shards timed here before the choice; the rate of the rest is the fastest of them,
     #: as a tokenizer's first texts may run cold (FLORES, cl100k_base, 10 shards: the
     #: first took 1.1-1.3x the median's time per byte, once 1.5x: enough to choose a
@@ -174,6 +178,10 @@ class AutoExecutor:
     def __init__(self, workers: int) -> None:
         self.workers = workers
         self.chosen = "serial"
+        #: threads given to tokenizers that encode outside the GIL after the probes, when
+        #: no pool is started (``ShardTask.native_threads``)
+        self.threads = 1
+        self._native = False
         self._serial = SerialExecutor()
         self._pool: ProcessExecutor | None = None
         self._total = self._shards = 0
@@ -191,6 +199,7 @@ class AutoExecutor:
         the caller goes on) when the corpus is so large that it pays at any speed."""
         self._serial.start(run_id, tokenizers, specs)
         self._run = (run_id, tokenizers, specs)
+        self._native = any(tok.native_threads for _, tok in tokenizers)
         if self._total >= EAGER_BYTES and self._parallel(self._shards) >= 1.5:
             self._start_pool()
 
@@ -240,8 +249,11 @@ class AutoExecutor:
             assert self._pool is not None
             yield from self._pool.map(todo)
             return
+        # the rest here: the cores a pool would have used go to the tokenizers' own threads
+        if self._native:
+            self.threads = max(self.threads, int(min(self.workers, max(1.0, free_cores()))))
         for task in todo:
-            yield process_shard(task)
+            yield process_shard(dataclasses.replace(task, native_threads=self.threads))
 
     def close(self) -> None:
         if self._pool is not None:

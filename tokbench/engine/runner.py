@@ -344,6 +344,9 @@ class _Run:
         chosen = getattr(executor, "chosen", None)
         if chosen is not None:
             meta.executor = {**meta.executor, "chosen": chosen}
+        threads = getattr(executor, "threads", 1)
+        if threads > 1:
+            meta.executor = {**meta.executor, "threads": threads}
         for fam in self.hooks:
             timed = fam.phase_units(plans)
             if timed:  # a phase of its own: the shard work is done, timing takes a while

@@ -75,6 +75,9 @@ class ShardTask:
     #: return each subset's units (``ShardResult.units``) instead of their moments: a run
     #: split by tokenizer joins both processes' units before taking moments
     units: bool = False
+    #: threads for tokenizers that encode outside the GIL (``Tokenizer.native_threads``)
+    #: where ``threads`` is 1: the free cores of a run that stays in one process
+    native_threads: int = 1
 
     @property
     def nbytes(self) -> int:
@@ -459,20 +462,21 @@ def _measure(task: ShardTask, docs: list[Document], texts: list[str], layout: Su
     encodings: list[list[int] | None] = []
     ntok: list[int | None] | None = None
     order = language_order(docs)
+    threads = task.native_threads if task.threads == 1 and tok.native_threads else task.threads
     if task.collectors <= COUNTS_ONLY:
-        ntok, errors = in_order(order, texts, lambda t: count_tokens(tok, t, task.threads))
+        ntok, errors = in_order(order, texts, lambda t: count_tokens(tok, t, threads))
     elif every_span:
-        encoded, errors = in_order(order, texts, lambda t: encode_all(tok, t, task.threads))
+        encoded, errors = in_order(order, texts, lambda t: encode_all(tok, t, threads))
         encodings = [e.ids if e is not None else None for e in encoded]
         offsets = [e.offsets if e is not None else None for e in encoded]
     else:
-        encodings, errors = in_order(order, texts, lambda t: encode_ids(tok, t, task.threads))
+        encodings, errors = in_order(order, texts, lambda t: encode_ids(tok, t, threads))
         unk_id = tok.unk_id
         unk = [] if "unk_spans" not in task.collectors or unk_id is None else [
             i for i, ids in enumerate(encodings) if ids is not None and unk_id in ids]
         if unk:
             offsets = [None] * len(texts)
-            again, _ = encode_all(tok, [texts[i] for i in unk], task.threads)
+            again, _ = encode_all(tok, [texts[i] for i in unk], threads)
             for i, enc in zip(unk, again, strict=True):
                 if enc is not None:
                     encodings[i], offsets[i] = enc.ids, enc.offsets
@@ -516,7 +520,7 @@ def _measure(task: ShardTask, docs: list[Document], texts: list[str], layout: Su
         from tokbench.metrics.robustness import variant_stats
 
         t1 = time.perf_counter()
-        counts.per_doc.update(variant_stats(tok, table, texts, encoded, variants, task.threads))
+        counts.per_doc.update(variant_stats(tok, table, texts, encoded, variants, threads))
         timings["variants"] = timings.get("variants", 0.0) + time.perf_counter() - t1
     if decoded is not None:
         for i in np.flatnonzero(counts.ok & ~counts.roundtrip).tolist():
