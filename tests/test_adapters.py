@@ -495,6 +495,28 @@ def test_a_tokenizer_json_loads_again_from_its_facts_on_disk(
         assert whole in parsed
 
 
+@pytest.mark.parametrize("kind", ["unigram", "wordpiece"])
+def test_the_text_blind_model_renames_pieces_in_place_as_parsing_would(kind: str) -> None:
+    """Renaming the special pieces in the model's JSON text (no parse of a 250k-piece
+    vocabulary) gives the model the parsed and renamed JSON gives."""
+    from tokenizers import Tokenizer
+
+    from tokbench.adapters import hf_tokenizers as hf
+
+    backend = Tokenizer.from_file(str(hf_unigram_metaspace() if kind == "unigram"
+                                      else hf_wordpiece()))
+    special = {t.content for t in backend.get_added_tokens_decoder().values() if t.special}
+    state = backend.model.__getstate__()
+    fast = hf._renamed(state, backend.model, special)
+    assert fast is not None
+    parsed = hf._hide_special_pieces(json.loads(state), special)
+    assert parsed is not None and json.loads(fast) == parsed
+    hidden = {p for p in special if backend.model.token_to_id(p) is not None}
+    hidden -= {"[UNK]"}  # WordPiece's unknown piece stays
+    assert hidden and all(hf.HIDDEN + p + hf.HIDDEN in fast.decode("utf-8") for p in hidden)
+    assert json.loads(hf.text_blind_model(backend).__getstate__()) == parsed
+
+
 def _wordpiece_greedy(text: str, vocab: dict[str, int]) -> tuple[list[int], list[tuple[int, int]]]:
     """BERT by hand: lower-case, split on spaces and punctuation, greedy longest match."""
     words = bert_pretokens(text)

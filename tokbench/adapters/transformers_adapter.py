@@ -235,7 +235,7 @@ class TransformersTokenizer(Tokenizer):
             if self._blind is None:
                 blind = copy.deepcopy(self._tok)
                 backend = blind.backend_tokenizer
-                backend.model = text_blind_model(json.loads(backend.to_str()))
+                backend.model = text_blind_model(backend)
                 self._blind = blind
             return self._blind
 
