@@ -243,6 +243,30 @@ def test_resumed_and_precision_runs_stay_in_one_process(free: None) -> None:
     assert got.meta.executor is not None and got.meta.executor.get("chosen") != "split"
 
 
+@pytest.mark.parametrize(("tokenizers", "starts"), [(["bytes"], False),
+                                                    (["bytes", "chars"], True)])
+def test_a_second_process_starts_only_for_a_run_that_may_split(
+        free: None, monkeypatch: pytest.MonkeyPatch, tokenizers: list[str],
+        starts: bool) -> None:
+    started: list[object] = []
+
+    class Recorded:  # the split is declined after the suites load: told None, then closed
+        def __init__(self, target: object) -> None:
+            started.append(target)
+
+        def send(self, work: object) -> None:
+            assert work is None
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(split, "OtherProcess", Recorded)
+    monkeypatch.setattr(split, "MIN_SAVED_S", float("inf"))
+    got = run(tokenizers, SUITES[:1], ["compression"], jobs=None)
+    assert bool(started) is starts
+    assert got.meta.executor is not None and got.meta.executor.get("chosen") == "serial"
+
+
 def test_viewer_parts_that_do_not_line_up_are_not_merged() -> None:
     data: dict[str, Any] = {"loaded": ["a"], "notes": [], "suites": [
         {"name": "s", "samples": [{"subset": "all", "doc_id": 1, "text": "x",

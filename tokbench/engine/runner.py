@@ -684,7 +684,7 @@ def _may_split(executor: Executor, specs: list[Any], families: list[str],
     known before anything is loaded: the default ``jobs``, tokenizers given by spec, not
     read to a precision, every family's rows per tokenizer, a second core free."""
     from tokbench.engine.executors import AutoExecutor, free_cores
-    from tokbench.engine.split import SERIAL, choose
+    from tokbench.engine.split import SPLIT, choose
 
     if not isinstance(executor, AutoExecutor) or settings.precision is not None:
         return False
@@ -692,8 +692,9 @@ def _may_split(executor: Executor, specs: list[Any], families: list[str],
         return False
     if not all(f.per_tokenizer for f in run_families(families, settings)):
         return False
+    # a run of one tokenizer never splits: no second process is started for it
     return choose(tokenizers=len(specs), free_cores=free_cores(), work_bytes=0,
-                  splittable=True) != SERIAL
+                  splittable=True) == SPLIT
 
 
 class _Split:
