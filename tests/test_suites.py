@@ -485,3 +485,30 @@ def test_run_command_accepts_a_spec_with_a_language_list(tmp_path: Path) -> None
     # the fairness summary over the languages is the only "all" row of the premium family
     assert {r.metric for r in res.rows if r.subset == "all"} == {
         "premium_gini", "premium_macro", "premium_worst"}
+
+
+def test_flores_with_languages_reads_only_their_files_and_the_pivots(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same suite as selecting from all of it (documents, hash, meta), from a tenth of
+    the reading; a language it lacks is said as for any suite."""
+    from tokbench.suites.reading import Reader
+
+    texts = {"eng_Latn": ["one", "two", "three"], "fra_Latn": ["un", "deux", "trois"],
+             "deu_Latn": ["eins", "zwei", "drei"]}
+    for split in ("dev", "devtest"):
+        (tmp_path / split).mkdir()
+        for lang, lines in texts.items():
+            (tmp_path / split / f"{lang}.{split}").write_text(
+                "\n".join(f"{t} {split}" for t in lines) + "\n", encoding="utf-8")
+    read: list[str] = []
+    real = Reader.lines
+    monkeypatch.setattr(Reader, "lines",
+                        lambda self, path: read.append(Path(path).name) or real(self, path))
+    some = load_suite(f"flores200:{tmp_path}?languages=fra_Latn")
+    assert sorted(read) == ["eng_Latn.dev", "eng_Latn.devtest", "fra_Latn.dev",
+                            "fra_Latn.devtest"]
+    picked = load_suite(load_suite(f"flores200:{tmp_path}"), languages=["fra_Latn"])
+    assert some.documents == picked.documents and len(some) == 6
+    assert some.sha256 == picked.sha256 and some.meta == picked.meta
+    with pytest.raises(InputError, match="has no kor_Hang documents; it has eng_Latn, deu_Latn, fra"):
+        load_suite(f"flores200:{tmp_path}?languages=fra_Latn,kor_Hang")

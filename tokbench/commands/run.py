@@ -51,7 +51,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "read until every ratio's relative interval half-width on all documents "
                    "is at most this, e.g. 0.1%%")
     p.add_argument("--repeats", type=int, help="timed throughput repeats (default 5, min 1)")
-    p.add_argument("--threads", type=int, help="threads for the bulk encode (default 1)")
+    p.add_argument("--threads", type=int,
+                   help="threads for the bulk encode (default 1; with the default --jobs, "
+                        "a run that stays in one process gives its free cores to "
+                        "libraries that encode a batch outside the GIL)")
     p.add_argument("--jobs", "-j", type=int, help="worker processes (default: every usable "
                    "core; 1 runs in this process)")
     p.add_argument("--executor", choices=("local", "dask"), default="local",

@@ -130,6 +130,25 @@ def _call(loader: SuiteLoader, what: str, *args: Any, **kwargs: Any
     return suite
 
 
+def _language_hint(value: Any) -> list[str] | None:
+    """The codes of a ``languages`` option, for a loader that reads only their files
+    (None when one is not a code: the selection after loading says so, as for any suite)."""
+    try:
+        codes = [canonical_lang(x, where="languages")
+                 for x in Options("languages", {"languages": value}).get_list("languages") or []]
+    except InputError:
+        return None
+    return codes or None
+
+
+def _takes(loader: SuiteLoader, name: str) -> bool:
+    """Whether ``loader`` has a parameter ``name`` of its own (not only ``**options``)."""
+    try:
+        return name in inspect.signature(loader).parameters
+    except (TypeError, ValueError):
+        return False
+
+
 def _select(suite: Suite | StreamingSuite, options: dict[str, Any], where: str
             ) -> Suite | StreamingSuite:
     """Apply the generic ``languages``, ``domains``, ``limit`` and ``name`` options."""
@@ -231,10 +250,13 @@ def load_suite(spec: str | Suite | StreamingSuite, *, errors: str | None = None,
             hint = ("for a file or folder use text:PATH, code:DIR or flores200:DIR"
                     if os.path.exists(target) else "")
             raise UnknownNameError("suite", target, SUITES.names(), hint=hint)
-        suite = _call(SUITES.get(target), f"suite {target!r}", errors=errors_value, **merged)
+        args: tuple[str, ...] = ()
+        loader, what = SUITES.get(target), f"suite {target!r}"
     else:
-        loader = SCHEMES.get(scheme)
-        suite = _call(loader, f"{scheme}:{target}", target, errors=errors_value, **merged)
+        loader, what, args = SCHEMES.get(scheme), f"{scheme}:{target}", (target,)
+    if "languages" in generic and _takes(loader, "languages"):  # it reads only those
+        merged["languages"] = _language_hint(generic["languages"])
+    suite = _call(loader, what, *args, errors=errors_value, **merged)
     sampling: dict[str, Any] = {k: generic.pop(k) for k in ("sample", "seed") if k in generic}
     suite = _select(suite, generic, f"suite {spec!r}")
     if sampling:
