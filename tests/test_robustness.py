@@ -4,6 +4,8 @@ documents and token edit distance."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.test_morph import ByteToy
 from tokbench.metrics.base import MetricContext
@@ -22,6 +24,23 @@ from tokbench.suites.variants import Variant, applies, make_variant
 ])
 def test_edit_distance(a: list[int], b: list[int], d: int) -> None:
     assert edit_distance(a, b) == d
+
+
+def _levenshtein(a: list[int], b: list[int]) -> int:
+    """The textbook dynamic programme, cell by cell."""
+    row = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, y in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (x != y))
+    return row[-1]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 5), max_size=90), st.lists(st.integers(0, 5), max_size=90))
+def test_edit_distance_is_the_textbook_one(a: list[int], b: list[int]) -> None:
+    """Any lengths (past 64 ids too: the bit vectors are Python integers) and alphabets."""
+    assert edit_distance(a, b) == edit_distance(b, a) == _levenshtein(a, b)
 
 
 def test_variants_and_where_they_apply() -> None:

@@ -510,5 +510,6 @@ def test_flores_with_languages_reads_only_their_files_and_the_pivots(
     picked = load_suite(load_suite(f"flores200:{tmp_path}"), languages=["fra_Latn"])
     assert some.documents == picked.documents and len(some) == 6
     assert some.sha256 == picked.sha256 and some.meta == picked.meta
-    with pytest.raises(InputError, match="has no kor_Hang documents; it has eng_Latn, deu_Latn, fra"):
+    with pytest.raises(InputError,
+                       match="has no kor_Hang documents; it has eng_Latn, deu_Latn, fra"):
         load_suite(f"flores200:{tmp_path}?languages=fra_Latn,kor_Hang")

@@ -23,6 +23,7 @@ A variant that leaves a document unchanged is not made (the document does not co
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import unicodedata
 from collections.abc import Callable
@@ -44,6 +45,20 @@ class Variant:
     name: str
     text: str
     segments: tuple[tuple[int, int, int, int, bool], ...]
+
+    @functools.cached_property
+    def unchanged(self) -> tuple[tuple[int, int, int], ...]:
+        """Maximal runs of unchanged text: ``(old_start, old_end, new_start)`` (kept: every
+        tokenizer of a run looks at them)."""
+        runs: list[tuple[int, int, int]] = []
+        for a, b, na, _nb, changed in self.segments:
+            if changed or b == a:
+                continue
+            if runs and runs[-1][1] == a and runs[-1][2] + (a - runs[-1][0]) == na:
+                runs[-1] = (runs[-1][0], b, runs[-1][2])
+            else:
+                runs.append((a, b, na))
+        return tuple(runs)
 
 
 def applies(name: str, lang: str) -> bool:
