@@ -111,7 +111,11 @@ def test_jobs_of_a_killed_worker_are_done_here(results: Results, tmp_path: Path)
                 continue
             os.kill(worker.pid, signal.SIGKILL)  # killed with a job taken and not done
             write_outputs(results, out, html=False, worker=worker)
-            assert worker.failure == "the render worker ended early (exit code -9)"
+            # write_outputs sends the results again (a run sends once): that finds the
+            # pipe closed if the kill took effect first, else the wait finds it dead
+            assert worker.failure in ("the render worker ended early (exit code -9)",
+                                      "the render worker could not be reached "
+                                      "([Errno 32] Broken pipe)")
         assert _files(out) == _files(tmp_path / "alone")
         return
     pytest.fail("the worker finished every job before it could be stopped, 5 times")
