@@ -164,11 +164,17 @@ class Tokenizer(ABC):
         return self.token_bytes(token_id).decode("utf-8", errors="backslashreplace")
 
     def encode_batch(self, texts: Sequence[str], threads: int = 1) -> list[list[int]]:
-        """``encode`` over many texts; ``threads`` > 1 uses a thread pool."""
-        encode = self.encode
+        """``encode`` over many texts (``_encode_one``); ``threads`` > 1 uses a thread pool
+        (``in_threads``)."""
+        encode = self._encode_one()
         if threads <= 1 or len(texts) < 2:
             return [encode(t) for t in texts]
         return in_threads(lambda part: [encode(t) for t in part], texts, threads)
+
+    def _encode_one(self) -> Callable[[str], list[int]]:
+        """What ``encode_batch`` calls per text: ``encode``, or a cheaper call giving the
+        same ids."""
+        return self.encode
 
     def encode_batch_offsets(self, texts: Sequence[str], threads: int = 1
                              ) -> list[EncodedWithOffsets]:

@@ -254,8 +254,11 @@ def text_blind_model(backend: Any) -> Any:
     special = {t.content for t in backend.get_added_tokens_decoder().values() if t.special}
     state: bytes = backend.model.__getstate__()  # the model's JSON
     model = type(backend.model)()
-    model.__setstate__(_renamed(state, backend.model, special) or json.dumps(
-        _hide_special_pieces(json.loads(state), special) or json.loads(state)).encode("utf-8"))
+    renamed = _renamed(state, backend.model, special)
+    if renamed is None:  # parsed instead
+        parsed = json.loads(state)
+        renamed = json.dumps(_hide_special_pieces(parsed, special) or parsed).encode("utf-8")
+    model.__setstate__(renamed)
     return model
 
 

@@ -30,7 +30,6 @@ from tokbench.adapters.base import (
     Tokenizer,
     check_options,
     first_line,
-    in_threads,
     out_of_vocab,
 )
 from tokbench.errors import (
@@ -411,13 +410,10 @@ class TiktokenTokenizer(Tokenizer):
     def encode(self, text: str) -> list[int]:
         return list(self.encoding.encode_ordinary(text))
 
-    def encode_batch(self, texts: Sequence[str], threads: int = 1) -> list[list[int]]:
-        """``encode_ordinary`` over the texts, on ``threads`` threads in parts
-        (``in_threads``; tiktoken releases the GIL while it encodes)."""
-        encode = self.encoding.encode_ordinary  # a new list each call: no copy needed
-        if threads <= 1 or len(texts) < 2:
-            return [encode(t) for t in texts]
-        return in_threads(lambda part: [encode(t) for t in part], texts, threads)
+    def _encode_one(self) -> Callable[[str], list[int]]:
+        """tiktoken's ``encode_ordinary``: a new list each call, no copy needed (it
+        releases the GIL while it encodes, so ``encode_batch``'s threads overlap)."""
+        return self.encoding.encode_ordinary
 
     def normalize(self, text: str) -> str | None:
         return text  # tiktoken has no normalizer
