@@ -685,6 +685,10 @@ def test_encode_batch_equals_encode(kind: str) -> None:
     assert tok.encode_batch(SAMPLES, threads=2) == one_by_one
     assert tok.encode_batch(SAMPLES, threads=1) == one_by_one
     assert tok.encode_batch([], threads=2) == []
+    counts = [len(ids) for ids in one_by_one]
+    assert tok.count_batch(SAMPLES, threads=2) == counts
+    assert tok.count_batch(SAMPLES, threads=1) == counts
+    assert tok.count_batch([], threads=2) == []
 
 
 @pytest.mark.parametrize("kind", ALL)

@@ -194,6 +194,49 @@ def test_default_jobs_give_the_free_cores_to_tokenizers_with_their_own_threads(
     assert "threads" not in plain.meta.executor and not seen
 
 
+def test_default_jobs_give_threads_to_a_gil_free_encode_only_when_counting(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tokenizer whose per-text encode releases the GIL (tiktoken) takes the free cores
+    on shards that only count tokens (``count_batch`` counts on each thread), never on
+    shards that keep every text's ids: there the threads gave back most of the gain."""
+    from tokbench.suites import model
+
+    seen: list[tuple[str, int]] = []
+
+    class GilFree(ToyTokenizer):
+        gil_free_encode = True
+
+        def count_batch(self, texts: Any, threads: int = 1) -> list[int]:
+            seen.append(("count", threads))
+            return super().count_batch(texts, threads=threads)
+
+        def encode_batch(self, texts: Any, threads: int = 1) -> list[list[int]]:
+            seen.append(("encode", threads))
+            return super().encode_batch(texts, threads=threads)
+
+    monkeypatch.setattr(model, "MIN_SHARD_BYTES", 100)
+    monkeypatch.setattr(model, "MAX_SHARD_BYTES", 200)
+    monkeypatch.setattr(executors, "usable_cores", lambda: 2)
+    # 1.6 free cores (the 1-minute load average still holds this process's last run):
+    # two threads, as a split counts them
+    monkeypatch.setattr(executors, "_load_average", lambda: 1.4)
+    suite = Suite("s", "1", [Document(f"d{i}", "eng_Latn", "x", "abc ab a " * 10)
+                             for i in range(20)])
+    tok = GilFree(PIECES, name="gilfree")
+    one = run([tok], [suite], ["compression"], jobs=1, ci=None)
+    shards = len(suite.plan_shards(2)[0])
+    probes = AutoExecutor.PROBES
+    seen.clear()
+    counted = run([tok], [suite], ["compression"], executor=AutoExecutor(2), ci=None)
+    assert [t for kind, t in seen if kind == "count"] == [1] * probes + [2] * (shards - probes)
+    assert counted.meta.executor["threads"] == 2
+    assert [r.to_dict() for r in counted.rows] == [r.to_dict() for r in one.rows]
+    seen.clear()
+    kept = run([tok], [suite], ["compression", "roundtrip"], executor=AutoExecutor(2), ci=None)
+    assert seen and {t for _, t in seen} == {1}
+    assert "threads" not in kept.meta.executor
+
+
 # -- throughput ------------------------------------------------------------------------------
 
 def test_run_throughput_rows_state_their_precision_and_use_bounded_samples() -> None:

@@ -428,6 +428,8 @@ def main() -> None:
     if flores is None:
         sys.exit("set TOKBENCH_FLORES to the FLORES-200 folder")
     tree = str(Path(__file__).resolve().parents[2])
+    # byte-compiled, as the peers' installs are (see everyday.py)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", f"{tree}/tokbench"], check=True)
     tb_env = dict(os.environ, PYTHONPATH=tree, MPLBACKEND="Agg")
     files = tokenizer_files()
     pythons: dict[str, Path] = {}

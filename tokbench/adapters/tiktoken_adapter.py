@@ -380,6 +380,7 @@ class TiktokenTokenizer(Tokenizer):
     """A ``tiktoken.Encoding`` behind the tokbench interface."""
 
     backend = "tiktoken"
+    gil_free_encode = True
 
     def __init__(self, name: str, source: TokenizerSource, encoding: tiktoken.Encoding,
                  declared_vocab: int | None = None, unk_id: int | None = None) -> None:

@@ -20,7 +20,14 @@ from concurrent.futures import CancelledError
 from typing import TYPE_CHECKING, Any, Protocol
 
 from tokbench.adapters.base import first_line
-from tokbench.engine.work import ShardResult, ShardTask, install, install_from_specs, process_shard
+from tokbench.engine.work import (
+    ShardResult,
+    ShardTask,
+    install,
+    install_from_specs,
+    process_shard,
+    takes_threads,
+)
 from tokbench.errors import InputError, MissingDependencyError, TokbenchError
 
 if TYPE_CHECKING:
@@ -181,7 +188,6 @@ class AutoExecutor:
         #: threads given to tokenizers that encode outside the GIL after the probes, when
         #: no pool is started (``ShardTask.native_threads``)
         self.threads = 1
-        self._native = False
         self._serial = SerialExecutor()
         self._pool: ProcessExecutor | None = None
         self._total = self._shards = 0
@@ -199,7 +205,6 @@ class AutoExecutor:
         the caller goes on) when the corpus is so large that it pays at any speed."""
         self._serial.start(run_id, tokenizers, specs)
         self._run = (run_id, tokenizers, specs)
-        self._native = any(tok.native_threads for _, tok in tokenizers)
         if self._total >= EAGER_BYTES and self._parallel(self._shards) >= 1.5:
             self._start_pool()
 
@@ -249,11 +254,16 @@ class AutoExecutor:
             assert self._pool is not None
             yield from self._pool.map(todo)
             return
-        # the rest here: the cores a pool would have used go to the tokenizers' own threads
-        if self._native:
-            self.threads = max(self.threads, int(min(self.workers, max(1.0, free_cores()))))
+        # the rest here: the cores a pool would have used go to the tokenizers' threads
+        # rounded as ``split.choose`` rounds: 1.5 free cores or more are two (this
+        # process's own recent work keeps the 1-minute load average above 1 for a while)
+        free = min(self.workers, max(1, int(free_cores() + 0.5)))
+        tokenizers = [tok for _, tok in self._run[1]]
         for task in todo:
-            yield process_shard(dataclasses.replace(task, native_threads=self.threads))
+            if free > 1 and any(takes_threads(tok, task.collectors) for tok in tokenizers):
+                self.threads = free
+                task = dataclasses.replace(task, native_threads=free)
+            yield process_shard(task)
 
     def close(self) -> None:
         if self._pool is not None:

@@ -75,8 +75,8 @@ class ShardTask:
     #: return each subset's units (``ShardResult.units``) instead of their moments: a run
     #: split by tokenizer joins both processes' units before taking moments
     units: bool = False
-    #: threads for tokenizers that encode outside the GIL (``Tokenizer.native_threads``)
-    #: where ``threads`` is 1: the free cores of a run that stays in one process
+    #: threads for tokenizers that encode outside the GIL (``takes_threads``) where
+    #: ``threads`` is 1: the free cores of a run that stays in one process
     native_threads: int = 1
 
     @property
@@ -383,12 +383,18 @@ def count_tokens(tok: Tokenizer, texts: list[str], threads: int = 1
     errors: list[tuple[int, str]] = []
     step = COUNT_BATCH if threads <= 1 else max(1, len(texts))
     for start in range(0, len(texts), step):
-        got, errs = _each(lambda batch: [len(ids) for ids in
-                                         tok.encode_batch(batch, threads=threads)],
+        got, errs = _each(lambda batch: tok.count_batch(batch, threads=threads),
                           texts[start:start + step])
         out += got
         errors += [(start + i, msg) for i, msg in errs]
     return out, errors
+
+
+def takes_threads(tok: Tokenizer, collectors: frozenset[str]) -> bool:
+    """Whether ``tok`` runs faster on a shard measuring ``collectors`` when given the free
+    cores as threads: its library encodes a whole batch outside the GIL, or the shard only
+    counts tokens and its per-text encode releases the GIL (``Tokenizer.count_batch``)."""
+    return tok.native_threads or (tok.gil_free_encode and collectors <= COUNTS_ONLY)
 
 
 def language_order(docs: Sequence[Document]) -> list[int] | None:
@@ -462,7 +468,8 @@ def _measure(task: ShardTask, docs: list[Document], texts: list[str], layout: Su
     encodings: list[list[int] | None] = []
     ntok: list[int | None] | None = None
     order = language_order(docs)
-    threads = task.native_threads if task.threads == 1 and tok.native_threads else task.threads
+    threads = (task.native_threads if task.threads == 1 and takes_threads(tok, task.collectors)
+               else task.threads)
     if task.collectors <= COUNTS_ONLY:
         ntok, errors = in_order(order, texts, lambda t: count_tokens(tok, t, threads))
     elif every_span:
