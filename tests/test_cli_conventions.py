@@ -91,6 +91,18 @@ def test_python_dash_m_tokbench() -> None:
     assert done.returncode == 0 and done.stdout.startswith("usage: tokbench list")
 
 
+@pytest.mark.parametrize("kind", ["tokenizers", "suites", "metrics"])
+def test_a_reader_that_stops_early_is_no_failure(kind: str) -> None:
+    """``tokbench list | head -1``: the closed pipe ends the command quietly with exit 0
+    (rich's own handler exited 1, which the command line turned into 2)."""
+    proc = subprocess.Popen([sys.executable, "-m", "tokbench", "list", kind],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # gone before the command prints: its first write finds no reader
+    err = proc.stderr.read()
+    assert proc.wait(timeout=60) == 0 and err == b""
+
+
 @pytest.mark.parametrize(("traced", "teardown"), [(False, False), (True, True)])
 def test_the_command_exits_without_teardown_unless_traced(traced: bool,
                                                           teardown: bool) -> None:

@@ -23,16 +23,32 @@ def escape(text: object) -> str:
 
 @cache
 def console() -> Console:
-    from rich.console import Console
-
-    return Console()
+    return _console_class()()
 
 
 @cache
 def err_console() -> Console:
+    return _console_class()(stderr=True)
+
+
+@cache
+def _console_class() -> type[Console]:
+    import os
+    import sys
+
     from rich.console import Console
 
-    return Console(stderr=True)
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:
+            """The reader went away (``tokbench list | head -1``): stdout goes to the
+            null device and ``BrokenPipeError`` ends the command, which exits 0 as for
+            any closed pipe (rich's own handler exits 1, which read as a failure)."""
+            self.quiet = True
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            raise BrokenPipeError
+
+    return _Console
 
 
 def progress(transient: bool = False) -> Progress:
