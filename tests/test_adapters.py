@@ -495,6 +495,46 @@ def test_a_tokenizer_json_loads_again_from_its_facts_on_disk(
         assert whole in parsed
 
 
+def test_a_rank_file_loads_again_from_its_checked_ranks_on_disk(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The second read of a rank file takes its checked ranks from the cache (no base64
+    decoded) and gives the same tokenizer; a damaged entry, or one that reads as the
+    wrong data, is ignored and the file read again; ``cache=False`` neither reads nor
+    writes an entry."""
+    import marshal
+
+    from tokbench.adapters import tiktoken_adapter as tt
+
+    monkeypatch.setenv("TOKBENCH_CACHE", str(tmp_path))
+    path = tiktoken_rank_file()
+    first, digest = tt.read_rank_file(path, cache=False)
+    assert not (tmp_path / "tiktoken-ranks").exists()
+    assert tt.read_rank_file(path) == (first, digest)
+    [entry] = (tmp_path / "tiktoken-ranks").glob("*/*.marshal")
+    real = tt._well_formed_ranks
+    decoded: list[bytes] = []
+
+    def well_formed(data: bytes) -> dict[bytes, int] | None:
+        decoded.append(data)
+        return real(data)
+
+    monkeypatch.setattr(tt, "_well_formed_ranks", well_formed)
+    ranks, again = tt.read_rank_file(path)
+    assert (ranks, again, decoded) == (first, digest, [])  # from the entry
+    tok = tt.load(path, name="tiny", pat_str=tt.R50K_PAT_STR)
+    assert tok.encode(" abc ab") == [32, 258, 259] and decoded == []
+    for damaged in (b"\x00garbage", marshal.dumps({"abc": 1}), marshal.dumps([1, 2])):
+        entry.write_bytes(damaged)
+        assert tt.read_rank_file(path) == (first, digest)
+        assert decoded == [path.read_bytes()]
+        decoded.clear()
+    assert marshal.loads(entry.read_bytes()) == first  # written again
+    not_a_folder = tmp_path / "cache-file"
+    not_a_folder.write_text("x")
+    monkeypatch.setenv("TOKBENCH_CACHE", str(not_a_folder))
+    assert tt.read_rank_file(path) == (first, digest)  # no cache: read, nothing written
+
+
 @pytest.mark.parametrize("kind", ["unigram", "wordpiece"])
 def test_the_text_blind_model_renames_pieces_in_place_as_parsing_would(kind: str) -> None:
     """Renaming the special pieces in the model's JSON text (no parse of a 250k-piece

@@ -13,13 +13,12 @@ be written is skipped.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
 
+from tokbench.adapters.file_cache import entry_path, write_entry
 from tokbench.errors import TokbenchError
-from tokbench.hashing import module_sha256
 
 FORMAT = 1
 #: the model's large nodes: nothing the adapter reads from the spec is in them (but
@@ -36,13 +35,8 @@ def light_spec(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 def _path(sha256: str) -> Path | None:
-    code = module_sha256("tokbench.adapters.hf_tokenizers")
-    if code is None:
-        return None
-    from tokbench.paths import cache_dir
-
-    key = hashlib.sha256(f"{FORMAT}:{code}:{sha256}".encode("ascii")).hexdigest()
-    return cache_dir() / "hf-facts" / key[:2] / f"{key}.json"
+    return entry_path("hf-facts", "tokbench.adapters.hf_tokenizers", sha256, ".json",
+                      str(FORMAT))
 
 
 def read_facts(sha256: str) -> tuple[dict[str, Any], bool] | None:
@@ -62,15 +56,5 @@ def read_facts(sha256: str) -> tuple[dict[str, Any], bool] | None:
 
 def write_facts(sha256: str, spec: dict[str, Any], reachable: bool) -> None:
     """Store the facts of the file of ``sha256`` (``spec`` whole or light) atomically."""
-    from tokbench.atomic import atomic_open
-
-    try:
-        path = _path(sha256)
-        if path is None:
-            return
-        text = json.dumps({"spec": light_spec(spec), "reachable": reachable},
-                          ensure_ascii=False)
-        with atomic_open(path) as f:
-            f.write(text.encode("utf-8"))
-    except (OSError, TokbenchError):  # a read-only cache: parse again next time
-        pass
+    text = json.dumps({"spec": light_spec(spec), "reachable": reachable}, ensure_ascii=False)
+    write_entry(_path(sha256), text.encode("utf-8"))

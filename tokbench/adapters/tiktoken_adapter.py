@@ -156,8 +156,12 @@ def _preset(name: str) -> Preset:
     return PRESETS[key]
 
 
-def read_rank_file(path: str | Path) -> tuple[dict[bytes, int], str]:
-    """Ranks of a ``.tiktoken`` file (gzip allowed) and the sha256 of its (unzipped) bytes."""
+def read_rank_file(path: str | Path, cache: bool = True) -> tuple[dict[bytes, int], str]:
+    """Ranks of a ``.tiktoken`` file (gzip allowed) and the sha256 of its (unzipped) bytes.
+    ``cache``: take the ranks checked before from the cache (``tiktoken_ranks``), and
+    keep them there once checked."""
+    from tokbench.adapters.tiktoken_ranks import read_ranks, write_ranks
+
     path = Path(path)
     if not path.is_file():
         raise InputError(f"{path}: no such tiktoken rank file")
@@ -167,10 +171,16 @@ def read_rank_file(path: str | Path) -> tuple[dict[bytes, int], str]:
             data = gzip.decompress(data)
         except (OSError, EOFError) as exc:
             raise CorruptFileError(f"{path}: broken gzip data ({exc})") from exc
+    digest = hashlib.sha256(data).hexdigest()
+    ranks = read_ranks(digest) if cache else None
+    if ranks is not None:
+        return ranks, digest
     ranks = _well_formed_ranks(data)
     if ranks is None:
         ranks = _checked_ranks(path, data)
-    return ranks, hashlib.sha256(data).hexdigest()
+    if cache:
+        write_ranks(digest, ranks)
+    return ranks, digest
 
 
 def _well_formed_ranks(data: bytes) -> dict[bytes, int] | None:

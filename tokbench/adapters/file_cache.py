@@ -1,0 +1,46 @@
+"""Where what an adapter derives from a tokenizer file is kept between runs.
+
+An entry is keyed by the file (the sha256 of its bytes), by the code that derives it (a
+change of that module starts afresh) and by anything else its format depends on; it is
+written atomically, and a cache that cannot be written is skipped: the next load derives
+it again. Readers ignore an entry they cannot read (``hf_facts``, ``tiktoken_ranks``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from tokbench.errors import TokbenchError
+from tokbench.hashing import module_sha256
+
+
+def entry_path(folder: str, module: str, sha256: str, suffix: str, *extra: str
+               ) -> Path | None:
+    """``$TOKBENCH_CACHE/<folder>/..<suffix>`` for the file of ``sha256`` as ``module``
+    derives it (``extra``: the format's own parts); None when the code cannot be hashed
+    or no cache folder can be used."""
+    from tokbench.paths import cache_dir
+
+    code = module_sha256(module)
+    if code is None:
+        return None
+    key = hashlib.sha256(":".join([*extra, code, sha256]).encode("utf-8")).hexdigest()
+    try:
+        return cache_dir() / folder / key[:2] / f"{key}{suffix}"
+    except TokbenchError:  # $TOKBENCH_CACHE is a file, say
+        return None
+
+
+def write_entry(path: Path | None, data: bytes) -> None:
+    """``data`` at ``path``, atomically; nothing when there is no path or the cache cannot
+    be written."""
+    from tokbench.atomic import atomic_open
+
+    if path is None:
+        return
+    try:
+        with atomic_open(path) as f:
+            f.write(data)
+    except (OSError, TokbenchError):
+        pass
