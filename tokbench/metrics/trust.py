@@ -129,6 +129,8 @@ class Trust:
         self._caveats = {k: Caveat(v.get("roundtrip"), v.get("unk_chars"),
                                    failed=failed.get(k, 0)) for k, v in found.items()}
         self._aggregates: dict[tuple[str, str], Caveat] = {}
+        #: metric -> whether it counts tokens (``COST_FAMILIES``), asked once per metric
+        self._counted: dict[str, bool] = {}
         by_unit: dict[tuple[str, str], list[tuple[str, Caveat]]] = {}
         for (tok, suite, subset), c in self._caveats.items():
             if subset != ALL:
@@ -147,7 +149,11 @@ class Trust:
     def caveat(self, tokenizer: str, suite: str, subset: str, metric: str) -> Caveat | None:
         """The caveat of one value, or None when it has none (or the metric counts no
         tokens)."""
-        if (metric_info(metric).family or metric) not in COST_FAMILIES:
+        counted = self._counted.get(metric)
+        if counted is None:
+            counted = self._counted[metric] = \
+                (metric_info(metric).family or metric) in COST_FAMILIES
+        if not counted:
             return None
         c = self._caveats.get((tokenizer, suite, subset))
         if metric in LANGUAGE_AGGREGATES and subset == ALL:

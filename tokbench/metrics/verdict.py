@@ -92,14 +92,16 @@ class Verdict:
         return [x for x in self.lines if x.kind == kind]
 
 
-def verdict(results: Results) -> Verdict:
-    """The verdict of a run (empty when it measured neither compression nor latency)."""
-    trust = Trust.of(results)
+def verdict(results: Results, trust: Trust | None = None) -> Verdict:
+    """The verdict of a run (empty when it measured neither compression nor latency);
+    ``trust``: ``Trust.of(results)`` when the caller has it already."""
+    trust = trust or Trust.of(results)
+    costs = _per_1k(results)
     lines: list[Line | None] = []
     for suite in results.meta.suites:
-        lines.append(_cost_line(results, trust, suite))
+        lines.append(_cost_line(results, costs, trust, suite))
         for lang in _few_languages(results, suite):  # a line each when they fit a screen
-            lines.append(_cost_line(results, trust, suite, lang))
+            lines.append(_cost_line(results, costs, trust, suite, lang))
     lines += _speed_lines(results)
     return Verdict([x for x in lines if x is not None])
 
@@ -120,10 +122,17 @@ def _few_languages(results: Results, suite: str) -> list[str]:
     return langs if 2 <= len(langs) <= FEW_LANGUAGES else []
 
 
-def _per_1k(results: Results, suite: str, subset: str) -> dict[str, float]:
-    return {r.tokenizer: PER_CHARS / float(r.value) for r in results.rows
-            if r.suite == suite and r.subset == subset and r.metric == "chars_per_token"
-            and isinstance(r.value, (int, float)) and r.value > 0}
+#: (suite, subset) -> tokenizer -> tokens per ``PER_CHARS`` characters
+Costs = dict[tuple[str, str], dict[str, float]]
+
+
+def _per_1k(results: Results) -> Costs:
+    out: Costs = {}
+    for r in results.rows:
+        if r.metric == "chars_per_token" and isinstance(r.value, (int, float)) \
+                and r.value > 0:
+            out.setdefault((r.suite, r.subset), {})[r.tokenizer] = PER_CHARS / float(r.value)
+    return out
 
 
 def _ranked(costs: dict[str, float], trust: Trust, suite: str, subset: str
@@ -134,9 +143,9 @@ def _ranked(costs: dict[str, float], trust: Trust, suite: str, subset: str
     return [e for e in entries if e.caveat is None], [e for e in entries if e.caveat]
 
 
-def _cost_line(results: Results, trust: Trust, suite: str, subset: str = ALL
+def _cost_line(results: Results, index: Costs, trust: Trust, suite: str, subset: str = ALL
                ) -> Line | None:
-    costs = _per_1k(results, suite, subset)
+    costs = index.get((suite, subset), {})
     if not costs:
         return None
     clean, flagged = _ranked(costs, trust, suite, subset)
@@ -157,7 +166,7 @@ def _cost_line(results: Results, trust: Trust, suite: str, subset: str = ALL
     if not any(trust.measured(t, suite, subset) is not None for t in costs):
         line.caveats.append("losslessness not measured (add -m roundtrip,unknown)")
     if subset == ALL:
-        _languages(results, trust, suite, line)
+        _languages(results, index, trust, suite, line)
     if line.margin is not None and line.margin < TIE and line.runner_up is not None:
         line.caveats.append(f"a near tie with {line.runner_up.tokenizer} "
                             f"(within {100 * TIE:.0f}%)")
@@ -182,14 +191,15 @@ def _indistinct(results: Results, suite: str, subset: str, tokenizer: str, best:
     return None
 
 
-def _languages(results: Results, trust: Trust, suite: str, line: Line) -> None:
+def _languages(results: Results, index: Costs, trust: Trust, suite: str, line: Line
+               ) -> None:
     """Winners per language of a suite split by language (two or more languages)."""
     subsets = _language_subsets(results, suite)
     if len(subsets) < 2:
         return
     wins: dict[str, int] = {}
     for subset in subsets:
-        clean, _ = _ranked(_per_1k(results, suite, subset), trust, suite, subset)
+        clean, _ = _ranked(index.get((suite, subset), {}), trust, suite, subset)
         if clean:
             wins[clean[0].tokenizer] = wins.get(clean[0].tokenizer, 0) + 1
     line.languages = len(subsets)

@@ -25,7 +25,7 @@ from tokbench.metrics import metric_info
 from tokbench.metrics.base import MetricInfo
 from tokbench.metrics.fairness import WORST
 from tokbench.metrics.trust import LEGEND as TRUST_LEGEND
-from tokbench.metrics.trust import Caveat
+from tokbench.metrics.trust import Caveat, Trust
 from tokbench.metrics.verdict import verdict
 from tokbench.render.tables import (
     ALL,
@@ -330,7 +330,7 @@ def _run_section(results: Results, page: _Page) -> None:
     page.section("Run", body + LEGEND, slug="run")
 
 
-def _tokenizers_section(results: Results, page: _Page) -> None:
+def _tokenizers_section(results: Results, page: _Page, trust: Trust) -> None:
     rows = []
     for name, d in results.meta.tokenizers.items():
         src = d.source
@@ -341,8 +341,8 @@ def _tokenizers_section(results: Results, page: _Page) -> None:
     body = _plain_table([("name", False), ("backend", False), ("version", False),
                          ("vocab", True), ("source", False), ("location", False),
                          ("sha256", False)], rows, "tokenizers")
-    vocab = summary_table(results, "vocab") if any(r.suite == "vocab" for r in results.rows) \
-        else None
+    vocab = summary_table(results, "vocab", trust=trust) \
+        if any(r.suite == "vocab" for r in results.rows) else None
     if vocab is not None:
         body += "<h3>Vocabulary</h3>" + leaderboard(vocab, "vocabulary facts")
     page.section("Tokenizers", body, slug="tokenizers",
@@ -365,9 +365,9 @@ def _suites_section(results: Results, page: _Page) -> None:
     page.section("Suites", body, slug="suites", lead="The text each tokenizer was run on.")
 
 
-def _suite_sections(results: Results, page: _Page) -> None:
+def _suite_sections(results: Results, page: _Page, trust: Trust) -> None:
     for suite, d in results.meta.suites.items():
-        summary = summary_table(results, suite)
+        summary = summary_table(results, suite, trust=trust)
         if summary is None:
             continue
         sid = _slug(f"suite-{suite}", page.ids)
@@ -378,7 +378,8 @@ def _suite_sections(results: Results, page: _Page) -> None:
             body.append(f'<p class="note">Worst-case language ({WORST.name}): '
                         f'{esc(worst)}.</p>')
         children: list[tuple[str, str]] = []
-        tables = [t for t in build_tables(results, suites=[suite]) if len(t.subsets) > 1]
+        tables = [t for t in build_tables(results, suites=[suite], trust=trust)
+                  if len(t.subsets) > 1]
         if tables:
             body.append(f"<h3>By {label}</h3>")
         for k, t in enumerate(tables):
@@ -532,8 +533,8 @@ def _failures_section(results: Results, page: _Page) -> None:
                  "first difference marked, and documents a tokenizer raised on.")
 
 
-def _verdict_section(results: Results, page: _Page) -> None:
-    body = verdict_html(verdict(results))
+def _verdict_section(results: Results, page: _Page, trust: Trust) -> None:
+    body = verdict_html(verdict(results, trust))
     if body:
         page.section("Verdict", body, slug="verdict",
                      lead="The answer in one screen; the tables below hold every figure.")
@@ -544,11 +545,12 @@ def render_html(results: Results, images: Sequence[tuple[str, bytes]] = (),
     """The report page as a string. ``images`` are ``(file name, PNG bytes)``."""
     meta = results.meta
     page = _Page()
-    _verdict_section(results, page)
+    trust = Trust.of(results)  # one reading of the caveats for every table
+    _verdict_section(results, page, trust)
     _run_section(results, page)
-    _tokenizers_section(results, page)
+    _tokenizers_section(results, page, trust)
     _suites_section(results, page)
-    _suite_sections(results, page)
+    _suite_sections(results, page, trust)
     _speed_section(results, page)
     _plots_section(images, notes, page)
     viewer_json = _viewer_section(viewer, page)

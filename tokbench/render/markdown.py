@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from tokbench.metrics.fairness import WORST
+from tokbench.metrics.trust import Trust
 from tokbench.metrics.trust import legend as trust_legend
 from tokbench.metrics.verdict import verdict
 from tokbench.render.tables import (
@@ -64,7 +65,8 @@ def render_markdown(results: Results, plots: list[str] | None = None) -> str:
     out.append("")
     out.append("↑ higher is better, ↓ lower is better; the best value of each row is **bold** "
                "(never a value marked † or ‡).")
-    out += verdict_markdown(verdict(results), md_text)
+    trust = Trust.of(results)  # one reading of the caveats for every table
+    out += verdict_markdown(verdict(results, trust), md_text)
     if any("ci_method" in r.extra for r in results.rows):
         out += ["", md_text(INTERVAL_LEGEND) + "."]
     out.append("")
@@ -93,7 +95,7 @@ def render_markdown(results: Results, plots: list[str] | None = None) -> str:
     if any(r.suite == "vocab" for r in results.rows):
         suites = ["vocab", *suites]
     for suite in suites:
-        summary = summary_table(results, suite)
+        summary = summary_table(results, suite, trust=trust)
         if summary is None:
             continue
         out += ["", f"## {md_text(suite)}", "", "### summary (all documents)", "",
@@ -101,7 +103,7 @@ def render_markdown(results: Results, plots: list[str] | None = None) -> str:
         worst = worst_languages(results, suite)
         if worst:
             out += ["", f"Worst-case language ({WORST.name}): {worst}."]
-        for t in build_tables(results, suites=[suite]):
+        for t in build_tables(results, suites=[suite], trust=trust):
             if len(t.subsets) <= 1:
                 continue
             out += ["", f"### {md_text(t.title)}", "", f"{t.metric.description}"

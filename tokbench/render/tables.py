@@ -61,20 +61,20 @@ class Table:
 
 def tokenizer_order(results: Results) -> list[str]:
     """Tokenizers in the order they were run."""
-    names = list(results.meta.tokenizers)
-    for r in results.rows:
-        if r.tokenizer not in names:
-            names.append(r.tokenizer)
-    return names
+    names = dict.fromkeys(results.meta.tokenizers)
+    names.update(dict.fromkeys(r.tokenizer for r in results.rows))  # new ones at the end
+    return list(names)
 
 
 def build_tables(results: Results, suites: Sequence[str] | None = None,
                  metrics: Sequence[str] | None = None,
-                 subsets: Sequence[str] | None = None) -> list[Table]:
+                 subsets: Sequence[str] | None = None,
+                 trust: Trust | None = None) -> list[Table]:
     """One table per (suite, metric) present in the results, in a stable order; the best
-    value of a row is chosen among the values without a caveat (``Trust``)."""
+    value of a row is chosen among the values without a caveat (``trust``:
+    ``Trust.of(results)`` when the caller has it already)."""
     toks = tokenizer_order(results)
-    trust = Trust.of(results)
+    trust = trust or Trust.of(results)
     grouped: dict[tuple[str, str], list[Row]] = {}
     for r in results.rows:
         if suites and r.suite not in suites:
@@ -118,9 +118,10 @@ def build_tables(results: Results, suites: Sequence[str] | None = None,
     return tables
 
 
-def summary_table(results: Results, suite: str, subset: str = ALL) -> Table | None:
+def summary_table(results: Results, suite: str, subset: str = ALL,
+                  trust: Trust | None = None) -> Table | None:
     """Every metric of one subset of a suite: rows are metrics (a transposed view)."""
-    tables = build_tables(results, suites=[suite], subsets=[subset])
+    tables = build_tables(results, suites=[suite], subsets=[subset], trust=trust)
     if not tables:
         return None
     toks = tokenizer_order(results)
