@@ -72,6 +72,29 @@ def _wait_for(condition: Callable[[], bool], seconds: float = 120.0) -> None:
         time.sleep(0.01)
 
 
+def test_plots_are_taken_costliest_first(results: Results) -> None:
+    """results.csv first (no import), then the plots by ``draw_cost``, highest first;
+    every job once."""
+    import functools
+
+    from tokbench.cli.render_worker import claim_order, file_jobs
+    from tokbench.render import plots
+
+    bars = functools.partial(plots._grouped_bars, None, {("t", str(i)): 1.0 for i in range(40)})
+    many = functools.partial(plots._grouped_bars, None, {("t", str(i)): 1.0 for i in range(49)})
+    cells = functools.partial(plots._heatmap, None, {("t", str(i)): 1.0 for i in range(272)})
+    assert plots.draw_cost(bars) == pytest.approx(0.25 + 0.025 * 40)
+    assert plots.draw_cost(many) == pytest.approx(0.4 + 0.003 * 49)  # drawn as a heatmap
+    assert plots.draw_cost(cells) == pytest.approx(0.4 + 0.003 * 272)
+    assert plots.draw_cost(functools.partial(plots._fairness, None)) == 0.5
+    jobs = file_jobs(as_saved(results), Path("."), plots=True)
+    order = claim_order(jobs)
+    assert order[0] == 0 and sorted(order) == list(range(len(jobs)))
+    costs = [plots.draw_cost(jobs[k]) for k in order[1:]]
+    assert costs == sorted(costs, reverse=True) and len(set(costs)) > 1
+    assert claim_order([]) == []
+
+
 def _taken(worker: RenderWorker) -> int:
     return len(list(worker.folder.glob("job*")))
 
@@ -136,8 +159,8 @@ def test_a_failing_job_in_the_worker_is_reported_and_raised(results: Results,
     assert worker is not None
     with worker:
         worker.send(as_saved(results), out, plots=True)
-        # job 3 (after results.csv, premium and fairness): the worker takes it and stops
-        _wait_for(lambda: _taken(worker) >= 4)
+        # the worker takes job 3 and stops
+        _wait_for(lambda: (worker.folder / "job3").exists())
         with pytest.raises(IsADirectoryError):  # done again here: the same error
             write_outputs(results, out, html=False, worker=worker)
         assert worker.failure is not None

@@ -3,12 +3,12 @@
 Started before the run (``RenderWorker.start``) at the lowest priority, it imports
 matplotlib and the renderers on a core the run leaves idle (a run on one core never
 waits for it; a run's own process pool takes the cores first). After the run it is sent
-the results and takes the file jobs (``file_jobs``: the CSV, then each plot) one at a time
-from a list this process takes from too, once it has built what only it can (the token
-viewer): each job is done once, by whichever process is free, and neither waits for the
-other but for the last jobs in flight. A job the worker took and did not finish (it
-failed, or died) is done here, so a run's files never depend on the worker; what went
-wrong is kept in ``failure`` for the CLI to say.
+the results and takes the file jobs (``file_jobs``: the CSV, then each plot, costliest
+first) one at a time from a list this process takes from too, once it has built what
+only it can (the token viewer): each job is done once, by whichever process is free,
+and neither waits for the other but for the last jobs in flight. A job the worker took
+and did not finish (it failed, or died) is done here, so a run's files never depend on
+the worker; what went wrong is kept in ``failure`` for the CLI to say.
 
 The worker ends when its jobs are done, when it is closed, or when the process that
 started it is gone; it ignores Ctrl-C (the run's process handles it and closes it).
@@ -57,12 +57,24 @@ def file_jobs(results: Results, out: Path, plots: bool) -> list[Job]:
     return jobs
 
 
-class Claims:
-    """Jobs 0..``count``-1 shared by processes: each is taken by the first process to
-    ``claim`` it (a file created exclusively per job in ``folder``)."""
+def claim_order(jobs: Sequence[Job]) -> list[int]:
+    """The order in which processes take ``jobs`` (``file_jobs``): results.csv first (it
+    needs no import), then the plots costliest first (``draw_cost``), so that the last
+    jobs in flight are short ones (the default run's longest plot, drawn last, kept the
+    other process idle for 1.6 s). The same in both processes: it depends on the jobs
+    alone."""
+    from tokbench.render.plots import draw_cost
 
-    def __init__(self, folder: Path, count: int) -> None:
-        self.folder, self.count = folder, count
+    plots = sorted(range(1, len(jobs)), key=lambda k: -draw_cost(jobs[k]))  # ties: in order
+    return [0, *plots] if jobs else []
+
+
+class Claims:
+    """Jobs shared by processes, taken in ``order`` (``claim_order``): each is taken by
+    the first process to ``claim`` it (a file created exclusively per job in ``folder``)."""
+
+    def __init__(self, folder: Path, order: Sequence[int]) -> None:
+        self.folder, self.order = folder, list(order)
 
     def claim(self, k: int) -> bool:
         try:
@@ -72,12 +84,12 @@ class Claims:
         return True
 
     def free(self) -> list[int]:
-        """The jobs no process has taken yet."""
-        return [k for k in range(self.count) if not (self.folder / f"job{k}").exists()]
+        """The jobs no process has taken yet, in order."""
+        return [k for k in self.order if not (self.folder / f"job{k}").exists()]
 
     def take(self) -> Iterator[int]:
         """Claim the free jobs in turn, yielding each this process got."""
-        for k in range(self.count):
+        for k in self.order:
             if self.claim(k):
                 yield k
 
@@ -143,7 +155,7 @@ class RenderWorker:
         a busy machine may leave it no core); with no job free by then, the worker is
         stopped and its jobs in flight are done here. What a failed or dead worker left
         undone is done here too (a file it left half-written is written again)."""
-        claims = Claims(self._folder, len(jobs))
+        claims = Claims(self._folder, claim_order(jobs))
         done: dict[int, Path | None] = {}
         live, patient = self._sent, True
         while len(done) < len(jobs):
@@ -250,7 +262,7 @@ def _serve(conn: Any, parent: int, folder: str, nice: int) -> None:
             return
         results = pickle.loads(Path(data).read_bytes())
         jobs = file_jobs(results, Path(out), plots)
-        for k in Claims(Path(folder), len(jobs)).take():
+        for k in Claims(Path(folder), claim_order(jobs)).take():
             path = jobs[k]()
             conn.send(("done", k, None if path is None else str(path)))
     except Exception as e:

@@ -308,10 +308,10 @@ def _print_summary(con: Any, results: Any, focus: dict[str, str] | None) -> None
     from tokbench.metrics.verdict import verdict
     from tokbench.render.tables import format_cell, left_out_text, tokenizer_order
 
-    print_verdict(con, verdict(results))
+    trust = Trust.of(results)
+    print_verdict(con, verdict(results, trust))
     toks = tokenizer_order(results)
     headline = {m.name: m for m in summary_metrics(SUMMARY_RUN)}
-    trust = Trust.of(results)
     symbols: list[str] = []
     for suite, info in results.meta.suites.items():
         left_out = left_out_text(info.left_out or {})
