@@ -241,7 +241,7 @@ def draw_cost(job: Any) -> float:
     a part per value written (default run: 40 bars 1.2 s, 8 bars 0.3 s, a heatmap of 272
     cells 1.1 s, of 88 cells 0.65 s)."""
     func = getattr(job, "func", None)
-    args = getattr(job, "args", ())
+    args: tuple[Any, ...] = getattr(job, "args", ())
     values = args[1] if func in (_grouped_bars, _heatmap) and len(args) > 1 else None
     if not isinstance(values, Mapping):
         return 0.5
