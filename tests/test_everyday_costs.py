@@ -15,7 +15,7 @@ import pytest
 
 from tests._toy import ToyTokenizer
 from tokbench.constants import ALL
-from tokbench.engine import executors
+from tokbench.engine import cores, executors
 from tokbench.engine.executors import AutoExecutor, ProcessExecutor, SerialExecutor, make_executor
 from tokbench.engine.runner import run
 from tokbench.families.throughput import throughput_texts
@@ -125,6 +125,56 @@ def test_jobs_given_forces_that_many_and_default_decides() -> None:
     assert isinstance(auto, AutoExecutor | SerialExecutor)  # one usable core: serial
 
 
+def _by_load_average(monkeypatch: pytest.MonkeyPatch, usable: int, load: float) -> None:
+    """``usable`` cores and a 1-minute load average of ``load``, on a machine whose CPU
+    counters cannot be read (``free_cores`` then goes by the average)."""
+    monkeypatch.setattr(executors, "usable_cores", lambda: usable)
+    monkeypatch.setattr(executors, "_load_average", lambda: load)
+    monkeypatch.setattr(cores, "_read", lambda: None)
+
+
+def _readings(monkeypatch: pytest.MonkeyPatch, *readings: cores.Reading) -> None:
+    """The kernel's counters read as ``readings``, one per read, none taken before."""
+    left = list(readings)
+    monkeypatch.setattr(cores, "_readings", [])
+    monkeypatch.setattr(cores, "_read", lambda: left.pop(0))
+
+
+@pytest.mark.parametrize(("busy", "own", "window", "free"), [
+    (1.0, 1.0, 1.0, 2.0),    # only this process ran: both cores free
+    (2.0, 1.0, 1.0, 1.0),    # another process took a core all along
+    (1.5, 1.0, 1.0, 1.5),    # ... half of the time
+    (0.5, 0.0, 0.5, 1.0),    # ... over half a second, this process idle
+    (5.0, 0.0, 1.0, 0.0),    # more than the cores (a child of this one): none left
+    (0.0, 1.0, 1.0, 2.0),    # own time beyond the busy counters (ticks): never over all
+    (1.0, 1.0, 0.1, None),   # a window too short to read: the load average answers
+])
+def test_free_cores_are_measured_over_the_last_moments(
+        monkeypatch: pytest.MonkeyPatch, busy: float, own: float, window: float,
+        free: float | None) -> None:
+    """Busy CPU time not this process's, over the window since the last reading old
+    enough, is what others take; the load average (here 3.0: a run that ended a minute
+    ago still in it) is read only when no window can be measured."""
+    monkeypatch.setattr(executors, "usable_cores", lambda: 2)
+    monkeypatch.setattr(executors, "_load_average", lambda: 3.0)
+    _readings(monkeypatch, cores.Reading(10.0, 100.0, 7.0),
+              cores.Reading(10.0 + window, 100.0 + busy, 7.0 + own))
+    cores.mark()
+    got = executors.free_cores()
+    assert got == pytest.approx(free if free is not None else 0.0)
+
+
+def test_the_kernel_counters_read_here() -> None:
+    """On Linux the counters are read: busy and own CPU seconds grow with work done."""
+    first = cores._read()
+    if first is None:
+        pytest.skip("no /proc/stat on this platform (free cores go by the load average)")
+    sum(i * i for i in range(2_000_000))
+    second = cores._read()
+    assert second is not None and second.at > first.at
+    assert second.own > first.own and second.busy >= first.busy
+
+
 @pytest.mark.parametrize(("load", "per_byte", "left", "shards", "pays"), [
     (0.0, 1e-6, 100_000, 4, False),        # 0.1 s of work: never worth 0.5 s + loads
     (0.0, 1e-6, 200_000_000, 100, True),   # 200 s of work on an idle machine
@@ -136,8 +186,7 @@ def test_jobs_given_forces_that_many_and_default_decides() -> None:
 ])
 def test_a_pool_only_when_it_pays(monkeypatch: pytest.MonkeyPatch, load: float,
                                   per_byte: float, left: int, shards: int, pays: bool) -> None:
-    monkeypatch.setattr(executors, "usable_cores", lambda: 2)
-    monkeypatch.setattr(executors, "_load_average", lambda: load + 1.0)  # + this process
+    _by_load_average(monkeypatch, 2, load + 1.0)  # + this process
     auto = AutoExecutor(2)
     auto.expect(left, shards, load_s=2.0)
     assert auto.pays(per_byte, left, shards) is pays
@@ -172,8 +221,7 @@ def test_default_jobs_give_the_free_cores_to_tokenizers_with_their_own_threads(
 
     monkeypatch.setattr(model, "MIN_SHARD_BYTES", 100)
     monkeypatch.setattr(model, "MAX_SHARD_BYTES", 200)
-    monkeypatch.setattr(executors, "usable_cores", lambda: 2)
-    monkeypatch.setattr(executors, "_load_average", lambda: 1.0)  # this process alone
+    _by_load_average(monkeypatch, 2, 1.0)  # this process alone
     suite = Suite("s", "1", [Document(f"d{i}", "eng_Latn", "x", "abc ab a " * 10)
                              for i in range(20)])
     toks = [Native(PIECES, name="native"), ToyTokenizer(PIECES, name="plain")]
@@ -216,10 +264,8 @@ def test_default_jobs_give_threads_to_a_gil_free_encode_only_when_counting(
 
     monkeypatch.setattr(model, "MIN_SHARD_BYTES", 100)
     monkeypatch.setattr(model, "MAX_SHARD_BYTES", 200)
-    monkeypatch.setattr(executors, "usable_cores", lambda: 2)
-    # 1.6 free cores (the 1-minute load average still holds this process's last run):
-    # two threads, as a split counts them
-    monkeypatch.setattr(executors, "_load_average", lambda: 1.4)
+    # 1.6 free cores: two threads, as a split counts them
+    _by_load_average(monkeypatch, 2, 1.4)
     suite = Suite("s", "1", [Document(f"d{i}", "eng_Latn", "x", "abc ab a " * 10)
                              for i in range(20)])
     tok = GilFree(PIECES, name="gilfree")

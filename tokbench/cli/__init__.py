@@ -65,6 +65,9 @@ TRACEBACK_ENV = "TOKBENCH_TRACEBACK"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from tokbench.engine.cores import mark
+
+    mark()  # the window a run's free cores are measured over starts with the command
     words = sys.argv[1:] if argv is None else list(argv)
     try:
         parser = build_parser(words[0] if words and words[0] in COMMANDS else None)

@@ -254,9 +254,8 @@ class AutoExecutor:
             assert self._pool is not None
             yield from self._pool.map(todo)
             return
-        # the rest here: the cores a pool would have used go to the tokenizers' threads
-        # rounded as ``split.choose`` rounds: 1.5 free cores or more are two (this
-        # process's own recent work keeps the 1-minute load average above 1 for a while)
+        # the rest here: the cores a pool would have used go to the tokenizers' threads,
+        # rounded as ``split.choose`` rounds: 1.5 free cores or more are two
         free = min(self.workers, max(1, int(free_cores() + 0.5)))
         tokenizers = [tok for _, tok in self._run[1]]
         for task in todo:
@@ -272,9 +271,16 @@ class AutoExecutor:
 
 
 def free_cores() -> float:
-    """Usable cores that other processes leave free (by the 1-minute load average; this
-    process counts as one)."""
-    return usable_cores() - max(0.0, _load_average() - 1.0)
+    """Usable cores that other processes leave free: measured over the last moments where
+    the kernel's counters can be read (``tokbench.engine.cores``), else by the 1-minute
+    load average (this process counts as one)."""
+    from tokbench.engine.cores import measured_free
+
+    usable = usable_cores()
+    measured = measured_free(usable)
+    if measured is not None:
+        return measured
+    return usable - max(0.0, _load_average() - 1.0)
 
 
 def _load_average() -> float:

@@ -194,9 +194,10 @@ def run(
     tok_specs = list(tokenizers) if tokenizers is not None else list(DEFAULT_TOKENIZERS)
     suite_specs: list[Any] = list(suites) if suites is not None else list(DEFAULT_SUITES)
     chosen = _executor(executor, jobs, scheduler)
-    if resume is None and _may_split(chosen, tok_specs, families, settings):
+    free = _may_split(chosen, tok_specs, families, settings) if resume is None else None
+    if free is not None:
         split = _Split(settings, families, metrics is not None, progress, on_unit, on_loaded)
-        done = split.go([str(s) for s in tok_specs], suite_specs, chosen)
+        done = split.go([str(s) for s in tok_specs], suite_specs, chosen, free)
         if done is not None:
             return done
         suite_specs = split.suites  # loaded already
@@ -679,22 +680,24 @@ class _Run:
 
 
 def _may_split(executor: Executor, specs: list[Any], families: list[str],
-               settings: Settings) -> bool:
-    """Whether a run may be split by tokenizer (``tokbench.engine.split``), as far as is
-    known before anything is loaded: the default ``jobs``, tokenizers given by spec, not
-    read to a precision, every family's rows per tokenizer, a second core free."""
+               settings: Settings) -> float | None:
+    """The free cores (``executors.free_cores``) when a run may be split by tokenizer
+    (``tokbench.engine.split``), as far as is known before anything is loaded: the
+    default ``jobs``, tokenizers given by spec, not read to a precision, every family's
+    rows per tokenizer, a second core free; else None."""
     from tokbench.engine.executors import AutoExecutor, free_cores
     from tokbench.engine.split import SPLIT, choose
 
     if not isinstance(executor, AutoExecutor) or settings.precision is not None:
-        return False
+        return None
     if not all(isinstance(s, str) for s in specs) or len(set(specs)) != len(specs):
-        return False
+        return None
     if not all(f.per_tokenizer for f in run_families(families, settings)):
-        return False
+        return None
+    free = free_cores()
     # a run of one tokenizer never splits: no second process is started for it
-    return choose(tokenizers=len(specs), free_cores=free_cores(), work_bytes=0,
-                  splittable=True) == SPLIT
+    return free if choose(tokenizers=len(specs), free_cores=free, work_bytes=0,
+                          splittable=True) == SPLIT else None
 
 
 class _Split:
@@ -713,11 +716,12 @@ class _Split:
         self.on_unit, self.on_loaded = on_unit, on_loaded
         self.suites: list[AnySuite] = []
 
-    def go(self, specs: list[str], suite_specs: list[Any], executor: Executor
-           ) -> Results | None:
+    def go(self, specs: list[str], suite_specs: list[Any], executor: Executor,
+           free: float) -> Results | None:
         """The merged results, or None when the split does not pay after all (the
-        other process is ended; ``self.suites`` holds the suites loaded)."""
-        from tokbench.engine.executors import free_cores
+        other process is ended; ``self.suites`` holds the suites loaded). ``free``: the
+        free cores measured before the other process started (measured now, they would
+        count it as another's)."""
         from tokbench.engine.split import (
             SPLIT,
             balance,
@@ -737,7 +741,7 @@ class _Split:
             mine = [s for s, o in zip(specs, other, strict=True) if not o]
             theirs = [s for s, o in zip(specs, other, strict=True) if o]
             splittable = bool(mine and theirs) and sendable({s.name: s for s in self.suites})
-            if choose(tokenizers=len(specs), free_cores=free_cores(),
+            if choose(tokenizers=len(specs), free_cores=free,
                       work_bytes=text * len(specs), splittable=splittable,
                       saved_s=saving(costs, other)) != SPLIT:
                 self.other.send(None)

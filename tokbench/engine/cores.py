@@ -1,0 +1,75 @@
+"""How many cores other processes leave free, measured over the last moments.
+
+A run picks its shape from this (split by tokenizer, a pool, threads). The 1-minute load
+average, which it read before, still counts a run that ended seconds ago: right after
+one run on an idle 2-core machine it read 1.5, and the next default run kept to one
+process (21 s became 27 s). Where the kernel's CPU counters can be read (Linux
+``/proc/stat``), the free cores are measured instead, over the window since an earlier
+reading (``mark``: the command line takes one as it starts; importing this module, and
+each measure, take one too): every CPU's idle time, plus time given to processes of
+lower priority (the render worker among them: they yield), plus this process's own time
+(the run is what would use the cores). Elsewhere, or over a window too short to read,
+the load average still answers.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import NamedTuple
+
+#: the shortest window a measure stands on (at 100 ticks a second, 40 ticks on 2 CPUs)
+MIN_WINDOW_S = 0.2
+#: readings kept: the newest one at least ``MIN_WINDOW_S`` old starts the window
+KEPT = 8
+
+
+class Reading(NamedTuple):
+    at: float  # time.monotonic()
+    busy: float  # CPU seconds, every CPU, at normal priority or above (not nice, not idle)
+    own: float  # CPU seconds of this process (every thread) and its waited-for children
+
+
+_readings: list[Reading] = []
+
+
+def _read() -> Reading | None:
+    try:
+        with open("/proc/stat", "rb") as f:
+            fields = f.readline().split()
+    except OSError:
+        return None
+    if len(fields) < 9 or fields[0] != b"cpu":
+        return None
+    tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    user, _nice, system, _idle, _iowait, irq, softirq, steal = map(int, fields[1:9])
+    t = os.times()
+    return Reading(time.monotonic(), (user + system + irq + softirq + steal) / tick,
+                   t.user + t.system + t.children_user + t.children_system)
+
+
+def mark() -> None:
+    """Take a reading now: a later ``free_cores`` measures from here on."""
+    got = _read()
+    if got is not None:
+        _readings.append(got)
+        del _readings[:-KEPT]
+
+
+def measured_free(usable: int) -> float | None:
+    """The cores of ``usable`` that other processes left free since the newest reading at
+    least ``MIN_WINDOW_S`` old (this process counts as free: it is what would use them);
+    None where the counters cannot be read or no reading is old enough."""
+    now = _read()
+    if now is None:
+        return None
+    start = next((r for r in reversed(_readings) if now.at - r.at >= MIN_WINDOW_S), None)
+    _readings.append(now)
+    del _readings[:-KEPT]
+    if start is None:
+        return None
+    others = max(0.0, (now.busy - start.busy) - (now.own - start.own))
+    return max(0.0, min(float(usable), usable - others / (now.at - start.at)))
+
+
+mark()
