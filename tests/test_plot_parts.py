@@ -95,6 +95,28 @@ def test_plots_are_taken_costliest_first(results: Results) -> None:
     assert claim_order([]) == []
 
 
+@pytest.mark.parametrize(("free", "imported", "pays"), [
+    ([0, 1, 2], False, True),    # results.csv needs no import
+    ([1, 2, 3], False, True),    # 0.8 s import + 1.2 s < 2.7 s of plots left
+    ([2, 3], False, False),      # 0.8 + 1.0 > 1.5: the warm worker is done sooner
+    ([3], False, False),         # the last plot: never worth the import
+    ([3], True, True),           # matplotlib here already: any free plot
+])
+def test_this_process_takes_a_plot_only_when_that_ends_sooner(
+        monkeypatch: pytest.MonkeyPatch, free: list[int], imported: bool,
+        pays: bool) -> None:
+    import sys
+
+    from tokbench.cli import render_worker
+
+    if imported:
+        monkeypatch.setitem(sys.modules, "matplotlib.figure", sys)
+    else:
+        monkeypatch.delitem(sys.modules, "matplotlib.figure", raising=False)
+    assert render_worker.IMPORT_S == 0.8
+    assert render_worker._pays_here(free, [0.0, 1.2, 1.0, 0.5]) is pays
+
+
 def _taken(worker: RenderWorker) -> int:
     return len(list(worker.folder.glob("job*")))
 

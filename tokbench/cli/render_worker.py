@@ -37,9 +37,10 @@ STOP_WAIT = 2.0
 #: job before it takes a free one, or, with none free, stops the worker and does the jobs
 #: it had in flight (longer than a plot takes on a core of its own)
 PATIENCE = 3.0
-#: free jobs from which the run's process draws plots although it has not imported
-#: matplotlib yet (the import costs it about as long as two plots)
-STEAL_FROM = 3
+#: seconds the run's process takes to import matplotlib and the renderers before its
+#: first plot (0.6-0.8 s; the flores4 job's process spent 1.3 s on one plot it took
+#: while the worker, warm, drew the other two in 0.7 s)
+IMPORT_S = 0.8
 
 Job = Callable[[], Path | None]
 
@@ -57,15 +58,21 @@ def file_jobs(results: Results, out: Path, plots: bool) -> list[Job]:
     return jobs
 
 
+def job_costs(jobs: Sequence[Job]) -> list[float]:
+    """``draw_cost`` of each job (results.csv: none, it draws nothing)."""
+    from tokbench.render.plots import draw_cost
+
+    return [0.0 if k == 0 else draw_cost(job) for k, job in enumerate(jobs)]
+
+
 def claim_order(jobs: Sequence[Job]) -> list[int]:
     """The order in which processes take ``jobs`` (``file_jobs``): results.csv first (it
     needs no import), then the plots costliest first (``draw_cost``), so that the last
     jobs in flight are short ones (the default run's longest plot, drawn last, kept the
     other process idle for 1.6 s). The same in both processes: it depends on the jobs
     alone."""
-    from tokbench.render.plots import draw_cost
-
-    plots = sorted(range(1, len(jobs)), key=lambda k: -draw_cost(jobs[k]))  # ties: in order
+    costs = job_costs(jobs)
+    plots = sorted(range(1, len(jobs)), key=lambda k: -costs[k])  # ties: in report order
     return [0, *plots] if jobs else []
 
 
@@ -156,6 +163,7 @@ class RenderWorker:
         stopped and its jobs in flight are done here. What a failed or dead worker left
         undone is done here too (a file it left half-written is written again)."""
         claims = Claims(self._folder, claim_order(jobs))
+        costs = job_costs(jobs)
         done: dict[int, Path | None] = {}
         live, patient = self._sent, True
         while len(done) < len(jobs):
@@ -165,7 +173,7 @@ class RenderWorker:
                         done[k] = jobs[k]()
                 break
             free = claims.free()
-            if free and (not patient or _pays_here(free)):
+            if free and (not patient or _pays_here(free, costs)):
                 if claims.claim(free[0]):
                     done[free[0]] = jobs[free[0]]()
                 patient = True
@@ -221,13 +229,16 @@ class RenderWorker:
         self.close()
 
 
-def _pays_here(free: list[int]) -> bool:
+def _pays_here(free: list[int], costs: Sequence[float]) -> bool:
     """Whether this process should take the first of the ``free`` jobs: results.csv
-    (job 0) costs no import; a plot does, unless matplotlib is here already or enough
-    plots are left to share."""
+    (job 0) costs no import; a plot does, unless matplotlib is here already, and pays only
+    when the worker would take longer over every free job (by ``costs``) than this process
+    over the import and that one plot."""
     import sys
 
-    return free[0] == 0 or "matplotlib.figure" in sys.modules or len(free) >= STEAL_FROM
+    if free[0] == 0 or "matplotlib.figure" in sys.modules:
+        return True
+    return IMPORT_S + costs[free[0]] < sum(costs[k] for k in free)
 
 
 @contextlib.contextmanager
