@@ -26,7 +26,9 @@ KEPT = 8
 
 class Reading(NamedTuple):
     at: float  # time.monotonic()
-    busy: float  # CPU seconds, every CPU, at normal priority or above (not nice, not idle)
+    #: CPU seconds at normal priority or above (not nice, not idle) on the CPUs this
+    #: process may run on (its affinity), else on every CPU
+    busy: float
     own: float  # CPU seconds of this process (every thread) and its waited-for children
 
 
@@ -36,15 +38,21 @@ _readings: list[Reading] = []
 def _read() -> Reading | None:
     try:
         with open("/proc/stat", "rb") as f:
-            fields = f.readline().split()
+            lines = [line.split() for line in f if line.startswith(b"cpu")]
     except OSError:
         return None
-    if len(fields) < 9 or fields[0] != b"cpu":
+    try:  # the CPUs this process may run on: others' work elsewhere leaves them free
+        mine = {f"cpu{k}".encode() for k in os.sched_getaffinity(0)}
+    except (AttributeError, OSError):
+        mine = set()
+    counted = [f for f in lines if f[0] in mine] or [f for f in lines if f[0] == b"cpu"]
+    if not counted or any(len(f) < 9 for f in counted):
         return None
     tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-    user, _nice, system, _idle, _iowait, irq, softirq, steal = map(int, fields[1:9])
+    # user, nice, system, idle, iowait, irq, softirq, steal: busy is all but nice and idle
+    busy = sum(int(f[1]) + int(f[3]) + int(f[6]) + int(f[7]) + int(f[8]) for f in counted)
     t = os.times()
-    return Reading(time.monotonic(), (user + system + irq + softirq + steal) / tick,
+    return Reading(time.monotonic(), busy / tick,
                    t.user + t.system + t.children_user + t.children_system)
 
 
