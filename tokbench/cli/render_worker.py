@@ -120,12 +120,18 @@ class RenderWorker:
 
         folder = Path(tempfile.mkdtemp(prefix="tokbench-render-"))
         ctx = multiprocessing.get_context("spawn")  # no copy of this process's threads
+        target = _niceness(nice)
         try:
             conn, theirs = ctx.Pipe()
-            process = ctx.Process(target=_serve, args=(theirs, os.getpid(), str(folder), nice),
+            process = ctx.Process(target=_serve, args=(theirs, os.getpid(), str(folder),
+                                                       target),
                                   daemon=True, name="tokbench-render")
             with _no_interrupt():  # inherited: Ctrl-C is for this process to handle
                 process.start()
+            # from its first moment, not once it has imported enough to lower its own
+            # priority: its start-up would count as another's work (``free_cores``)
+            if process.pid is not None:
+                _lower_priority(process.pid, target)
             theirs.close()
         except (OSError, RuntimeError, NotImplementedError):
             shutil.rmtree(folder, ignore_errors=True)
@@ -258,13 +264,28 @@ def _no_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGINT, old)
 
 
-def _serve(conn: Any, parent: int, folder: str, nice: int) -> None:
+def _niceness(nice: int) -> int | None:
+    """This process's niceness plus ``nice`` (at most 19); None where there is none."""
+    try:
+        return min(19, os.getpriority(os.PRIO_PROCESS, 0) + nice)
+    except (OSError, AttributeError):  # AttributeError: not on this platform
+        return None
+
+
+def _lower_priority(pid: int, niceness: int | None) -> None:
+    """Give process ``pid`` (0: this one) the ``niceness``, unless it has that or more."""
+    if niceness is None:
+        return
+    with contextlib.suppress(OSError, AttributeError):
+        if os.getpriority(os.PRIO_PROCESS, pid) < niceness:
+            os.setpriority(os.PRIO_PROCESS, pid, niceness)
+
+
+def _serve(conn: Any, parent: int, folder: str, niceness: int | None) -> None:
     """The worker: warm up, wait for the results, take jobs until none is left."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the run's process handles Ctrl-C
     _watch(parent, folder)
-    with contextlib.suppress(OSError, AttributeError):  # AttributeError: no os.nice here
-        if nice:
-            os.nice(nice)
+    _lower_priority(0, niceness)  # if the process that started it could not
     try:
         _warm()
         try:
