@@ -103,8 +103,8 @@ class Tokenizer(ABC):
     native_threads: bool = False
     #: whether the per-text encode (``_encode_one``) runs outside the GIL (tiktoken), so
     #: that threads which only count tokens overlap (``count_batch``): on FLORES sentences
-    #: 2 threads counting as they go took 0.7x the time of a loop, where handing every
-    #: text's ids back took 0.85-1.05x
+    #: 2 threads counting as they go took 0.65x the time of a loop (paired per shard),
+    #: where handing every text's ids back took 0.7-1.2x
     gil_free_encode: bool = False
     #: what ``EncodedWithOffsets.offsets`` count: "char" (code points) or "byte" (UTF-8 bytes)
     offsets_unit: str = "char"
