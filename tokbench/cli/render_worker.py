@@ -38,8 +38,9 @@ STOP_WAIT = 2.0
 #: it had in flight (longer than a plot takes on a core of its own)
 PATIENCE = 3.0
 #: seconds the run's process takes to import matplotlib and the renderers before its
-#: first plot (0.6-0.8 s; the flores4 job's process spent 1.3 s on one plot it took
-#: while the worker, warm, drew the other two in 0.7 s)
+#: first plot (0.6-0.8 s: on the flores4 job, whose 3 plots take the warm worker about
+#: 0.7 s, the run's process spent 1.3 s profiled on the one plot it took, 0.8 s of it
+#: importing)
 IMPORT_S = 0.8
 
 Job = Callable[[], Path | None]
