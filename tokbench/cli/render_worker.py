@@ -72,9 +72,13 @@ def claim_order(jobs: Sequence[Job]) -> list[int]:
     jobs in flight are short ones (the default run's longest plot, drawn last, kept the
     other process idle for 1.6 s). The same in both processes: it depends on the jobs
     alone."""
-    costs = job_costs(jobs)
-    plots = sorted(range(1, len(jobs)), key=lambda k: -costs[k])  # ties: in report order
-    return [0, *plots] if jobs else []
+    return _order(job_costs(jobs))
+
+
+def _order(costs: Sequence[float]) -> list[int]:
+    """``claim_order`` from the jobs' ``job_costs``."""
+    plots = sorted(range(1, len(costs)), key=lambda k: -costs[k])  # ties: in report order
+    return [0, *plots] if costs else []
 
 
 class Claims:
@@ -169,8 +173,8 @@ class RenderWorker:
         a busy machine may leave it no core); with no job free by then, the worker is
         stopped and its jobs in flight are done here. What a failed or dead worker left
         undone is done here too (a file it left half-written is written again)."""
-        claims = Claims(self._folder, claim_order(jobs))
         costs = job_costs(jobs)
+        claims = Claims(self._folder, _order(costs))
         done: dict[int, Path | None] = {}
         live, patient = self._sent, True
         while len(done) < len(jobs):

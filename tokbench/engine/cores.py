@@ -56,24 +56,24 @@ def _read() -> Reading | None:
                    t.user + t.system + t.children_user + t.children_system)
 
 
-def mark() -> None:
-    """Take a reading now: a later ``free_cores`` measures from here on."""
+def mark() -> Reading | None:
+    """Take a reading now (kept: a later ``free_cores`` measures from here on)."""
     got = _read()
     if got is not None:
         _readings.append(got)
         del _readings[:-KEPT]
+    return got
 
 
 def measured_free(usable: int) -> float | None:
     """The cores of ``usable`` that other processes left free since the newest reading at
     least ``MIN_WINDOW_S`` old (this process counts as free: it is what would use them);
     None where the counters cannot be read or no reading is old enough."""
-    now = _read()
+    earlier = list(_readings)
+    now = mark()
     if now is None:
         return None
-    start = next((r for r in reversed(_readings) if now.at - r.at >= MIN_WINDOW_S), None)
-    _readings.append(now)
-    del _readings[:-KEPT]
+    start = next((r for r in reversed(earlier) if now.at - r.at >= MIN_WINDOW_S), None)
     if start is None:
         return None
     others = max(0.0, (now.busy - start.busy) - (now.own - start.own))
