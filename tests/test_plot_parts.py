@@ -142,6 +142,48 @@ def test_the_render_worker_writes_the_files_one_process_writes(results: Results,
     assert not worker.folder.exists()
 
 
+class _Drawn:
+    """A render worker's part, played here: ``finish`` does every job and returns what
+    each made, except the plots named in ``empty``, which had nothing to draw (None)."""
+
+    def __init__(self, empty: set[str]) -> None:
+        self.empty, self.failure = empty, None
+        self.sent: list[object] = []
+
+    def send(self, results: Results, out: Path, plots: bool) -> None:
+        self.sent.append(results)
+
+    def finish(self, jobs: list[Callable[[], Path | None]]) -> list[Path | None]:
+        made = [job() for job in jobs]
+        for k, path in enumerate(made):
+            if path is not None and path.name in self.empty:
+                path.unlink()
+                made[k] = None
+        return made
+
+
+def test_reports_drafted_while_plots_are_drawn_are_the_reports_one_process_writes(
+        results: Results, tmp_path: Path) -> None:
+    """With a worker, report.md and the HTML page are drafted before the plots are done;
+    they come out byte for byte as written after them."""
+    alone = write_outputs(results, tmp_path / "alone")
+    shared = write_outputs(results, tmp_path / "shared", worker=_Drawn(set()))  # type: ignore[arg-type]
+    assert [p.name for p in shared] == [p.name for p in alone]
+    assert _files(tmp_path / "shared") == _files(tmp_path / "alone")
+    assert "premium_multilingual.png" in (tmp_path / "alone" / "report.md").read_text()
+
+
+def test_a_plot_with_nothing_to_draw_is_left_out_of_drafted_reports(
+        results: Results, tmp_path: Path) -> None:
+    empty = "premium_multilingual.png"
+    files = write_outputs(results, tmp_path, worker=_Drawn({empty}))  # type: ignore[arg-type]
+    assert empty not in {p.name for p in files}
+    assert "fairness_multilingual.png" in (tmp_path / "report.md").read_text()
+    assert empty not in (tmp_path / "report.md").read_text()
+    page = (tmp_path / "report.html").read_text()
+    assert "fairness_multilingual.png" in page and empty not in page
+
+
 def test_jobs_of_a_killed_worker_are_done_here(results: Results, tmp_path: Path) -> None:
     write_outputs(results, tmp_path / "alone", html=False)
     for attempt in range(5):

@@ -44,31 +44,59 @@ def test_split_only_when_a_core_is_free_and_the_corpus_small(
 
 
 def test_split_only_when_the_estimates_say_it_saves_enough() -> None:
-    # the default eight: 26.9 s in one process, 14.34 here and 13.26 there: 12.56 s saved
-    costs = [1.384, 1.468, 1.661, 1.372, 1.518, 9.84, 2.649, 7.01]
-    assert split.saving(costs, balance(costs)) == pytest.approx(26.902 - 14.341)
-    # FLORES, cl100k_base (1.47) and xlm-roberta (9.84): only 1.47 s to save
-    assert split.saving([1.468, 9.84], balance([1.468, 9.84])) == pytest.approx(1.468)
+    # the default eight: 21.604 s + 0.8 s of intervals in one process; split, 11.211 s
+    # here (0.8 of it the intervals) and 11.193 s there: 11.193 s saved
+    costs = [1.267, 1.436, 1.823, 1.695, 1.537, 7.321, 1.299, 5.226]
+    other = balance(costs)
+    assert split.saving(costs, other) == pytest.approx(22.404 - 11.211)
+    # FLORES, cl100k_base (1.44) and xlm-roberta (7.32): 7.32 s there, 1.64 s here
+    assert split.saving([1.436, 7.321], balance([1.436, 7.321])) == pytest.approx(1.636)
     kw = {"tokenizers": 2, "free_cores": 2.0, "work_bytes": 1_500_000, "splittable": True}
-    assert choose(**kw, saved_s=1.468) == AUTO  # type: ignore[arg-type]
+    assert choose(**kw, saved_s=1.636) == AUTO  # type: ignore[arg-type]
     assert choose(**kw, saved_s=2.0) == SPLIT  # type: ignore[arg-type]
 
 
-def test_balance_gives_the_costliest_first_to_the_process_with_less() -> None:
-    # an HF tokenizer.json of 17.08 MB (xlm-roberta): 1.3 + 0.5 * 17.08 = 9.84 s
-    assert split.tokenizer_cost(17_080_000, "tokenizers") == pytest.approx(9.84)
-    assert split.tokenizer_cost(1_680_000, "tiktoken") == pytest.approx(1.468)
-    assert split.tokenizer_cost(490_000, "sentencepiece") == pytest.approx(2.649)
-    assert split.tokenizer_cost(None, "bytes") == 1.3
-    # 9 here (0 <= 0.7), then 1 each to the other: 1.7, 2.7, 3.7 < 9
-    assert balance([1.0, 9.0, 1.0, 1.0]) == [True, False, True, True]
-    assert balance([2.0, 1.0]) == [False, True]
-    # the default eight (their files' sizes and adapters): xlm-roberta 9.84 here, qwen3
-    # 7.01 there (7.71 with its start), mistral-v1 2.65 there (10.36), o200k_base 1.66
-    # here (11.50), llama-3 1.52 there (11.88), cl100k_base 1.47 here (12.97), gpt2 1.38
-    # there (13.26), llama-2 1.37 here (14.34)
-    costs = [1.384, 1.468, 1.661, 1.372, 1.518, 9.84, 2.649, 7.01]
-    assert balance(costs) == [True, False, False, False, True, False, True, True]
+def test_tokenizer_costs_by_adapter_and_file_size() -> None:
+    # an HF tokenizer.json of 17.08 MB (xlm-roberta): 1.0 + 0.37 * 17.08 = 7.32 s
+    assert split.tokenizer_cost(17_080_000, "tokenizers") == pytest.approx(7.3196)
+    assert split.tokenizer_cost(1_680_000, "tiktoken") == pytest.approx(1.436)
+    assert split.tokenizer_cost(490_000, "sentencepiece") == pytest.approx(1.298)
+    assert split.tokenizer_cost(720_000, "gguf") == pytest.approx(1.694)
+    assert split.tokenizer_cost(None, "bytes") == 1.1
+
+
+@pytest.mark.parametrize(("costs", "other"), [
+    ([2.0, 1.0], [True, False]),  # 2.0 there against 1.0 + 0.2 here
+    ([1.0, 2.0], [False, True]),
+    ([1.0, 1.0], [True, False]),  # ties: the first split found
+    ([5.0], [False]),  # one: nothing to split
+    ([], []),
+    # 9 there, 3 + 0.4 here: a 1 beside the 9 would end at 10
+    ([1.0, 9.0, 1.0, 1.0], [False, True, False, False]),
+    # greedy (costliest first, each to the lesser) ends at 3 + 2 + 2 = 7 there; the best
+    # split is 3 + 3 there against 2 + 2 + 2 + 0.5 here
+    ([3.0, 3.0, 2.0, 2.0, 2.0], [True, True, False, False, False]),
+])
+def test_balance_ends_both_processes_as_early_as_the_costs_allow(
+        costs: list[float], other: list[bool]) -> None:
+    assert balance(costs) == other
+
+
+def test_balance_of_the_default_eight() -> None:
+    # their files' sizes and adapters (gpt2, cl100k_base, o200k_base, llama-2, llama-3,
+    # xlm-roberta, mistral-v1, qwen3): gpt2 + o200k_base + xlm-roberta + 0.8 = 11.211 s
+    # here, the other five 11.193 s there
+    costs = [1.267, 1.436, 1.823, 1.695, 1.537, 7.321, 1.299, 5.226]
+    assert balance(costs) == [False, True, False, True, True, False, True, True]
+
+
+def test_balance_of_many_deals_the_costliest_first() -> None:
+    costs = [float(c) for c in range(1, split.EXACT_UP_TO + 2)]  # one more than tried all
+    other = balance(costs)
+    there = sum(c for c, o in zip(costs, other, strict=True) if o)
+    here = split.MERGE_COST * len(costs) + sum(costs) - there
+    assert abs(here - there) <= max(costs)
+    assert other[-1] is True  # the costliest goes there: here starts with the intervals
 
 
 # -- the merge (pure) ---------------------------------------------------------------------
@@ -184,17 +212,17 @@ def test_a_split_run_gives_one_process_rows_in_its_order(free: None) -> None:
     assert len(starts) == 1 and isinstance(events[-1], RunDone)
     assert sum(e.bytes for e in events if isinstance(e, ShardDone)) == starts[0].bytes
     assert checkpoints and checkpoints == sorted(checkpoints)
-    # the other process's tokenizers come as its part of the viewer, never loaded here
-    assert {n for n, v in loaded.items() if isinstance(v, ViewerPart)} == {"chars", "gpt2"}
-    assert sorted(n for n, v in loaded.items() if not isinstance(v, ViewerPart)) == [
-        "bytes", "cl100k_base"]
-    part = {n: v for n, v in loaded.items() if isinstance(v, ViewerPart)}
-    toks = {n: v for n, v in loaded.items() if n not in part}
+    # each process's tokenizers come as its part of the viewer, built as its half ended
+    assert set(loaded) == {"bytes", "chars", "cl100k_base", "gpt2"}
+    assert all(isinstance(v, ViewerPart) for v in loaded.values())
+    groups = {id(v): sorted(v.data["loaded"]) for v in loaded.values()}
+    assert len(groups) == 2  # one part per process, none loaded here twice
+    assert sorted(n for g in groups.values() for n in g) == sorted(loaded)
 
     def no_load(spec: str) -> Any:
-        return toks[spec]  # KeyError (a note) for a tokenizer it would load again
+        raise AssertionError(f"{spec} loaded again")
 
-    merged = viewer_from_results(got, load_tokenizer=no_load, parts=part)
+    merged = viewer_from_results(got, load_tokenizer=no_load, parts=loaded)
     whole = viewer_from_results(one)
     whole["run"] = merged["run"]  # same tokenizers and suites by name and hash
     assert json.dumps(merged) == json.dumps(whole)

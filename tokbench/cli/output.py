@@ -83,25 +83,34 @@ def write_outputs(results: Results, out_dir: str | Path, plots: bool = True,
     from tokbench.render.markdown import render_markdown
 
     out = Path(out_dir)
-    text = results.to_json()
-    files = [atomic_write_text(out / "results.json", text)]
     # everything else renders from the values as saved (rounded), as `tokbench report`
     # does later from the file: both show the same digits
-    results = saved if saved is not None else as_saved(results)
-    if worker is not None:
-        worker.send(results, out, plots)
+    shown = saved if saved is not None else as_saved(results)
+    if worker is not None:  # first: it starts drawing while results.json is written
+        worker.send(shown, out, plots)
+    files = [atomic_write_text(out / "results.json", results.to_json())]
+    results = shown
     viewer = _viewer(results, out, tokenizers, suites) if html else None
     jobs = file_jobs(results, out, plots)
+    draft, expected = None, []
+    if worker is not None:  # while the worker draws: what needs no plot drawn
+        expected = [job.keywords["path"].name for job in jobs[1:]]  # type: ignore[attr-defined]
+        md = write_atomic(out / "report.md", render_markdown(results, expected))
+        if html:
+            from tokbench.render.html import html_draft
+
+            draft = html_draft(results, viewer)
     made = worker.finish(jobs) if worker is not None else [job() for job in jobs]
     csv, *pngs = made
     assert csv is not None
     names = [p.name for p in pngs if p is not None]
-    md = write_atomic(out / "report.md", render_markdown(results, names))
+    if worker is None or names != expected:  # a plot with nothing to draw is not linked
+        md = write_atomic(out / "report.md", render_markdown(results, names))
     files += [csv, *(p for p in pngs if p is not None), md]
     if html:
         from tokbench.render.html import write_html
 
-        files.append(write_html(results, out, names, viewer))
+        files.append(write_html(results, out, names, viewer, draft))
     return files
 
 

@@ -773,6 +773,11 @@ class _Split:
         self.gone: str | None = None  # how the other process died, if it did
         here.go(mine, self.suites, None, SerialExecutor(), RunState(None))
         self.here.done = True
+        if self.on_loaded is not None:  # built while the other process builds its own
+            from tokbench.engine.viewer import ViewerPart
+
+            part = _viewer_part(here, self.suites)
+            self.on_loaded(dict.fromkeys(part["loaded"], ViewerPart(part)))
         self._pump(block=True, until=lambda: self.there.done)
         if self.gone is not None:  # the other process died: its tokenizers are done here
             self._redo(theirs, here)
@@ -870,21 +875,24 @@ def _split_half(conn: Connection, settings: Settings, families: list[str], expli
     half = Half(me.results, me.marks, me.units, me.prefixes)
     delta = DeltaMaker(half)
     me.on_unit = lambda _: conn.send(("unit", delta()))
-    results = me.go(specs, suites, None, SerialExecutor(), RunState(None))
+    me.go(specs, suites, None, SerialExecutor(), RunState(None))
     half.done = True
     conn.send(("done", delta(done=True)))
-    part = None
-    if viewer:
-        from tokbench.engine.viewer import viewer_from_results
-        from tokbench.loading.loader import load_tokenizer
-        from tokbench.suites.model import Suite
+    conn.send(("viewer", _viewer_part(me, suites) if viewer else None))
 
-        def load(spec: str) -> Tokenizer:
-            return me.toks[spec] if spec in me.toks else load_tokenizer(spec)
 
-        part = viewer_from_results(results, load_tokenizer=load,
-                                   suites={s.name: s for s in suites if isinstance(s, Suite)})
-    conn.send(("viewer", part))
+def _viewer_part(half: _Run, suites: Sequence[AnySuite]) -> dict[str, Any]:
+    """The token viewer's data for the tokenizers of one process of a split run, built
+    from that process's results with the tokenizers it loaded (``ViewerPart``)."""
+    from tokbench.engine.viewer import viewer_from_results
+    from tokbench.loading.loader import load_tokenizer
+    from tokbench.suites.model import Suite
+
+    def load(spec: str) -> Tokenizer:
+        return half.toks[spec] if spec in half.toks else load_tokenizer(spec)
+
+    return viewer_from_results(half.results, load_tokenizer=load,
+                               suites={s.name: s for s in suites if isinstance(s, Suite)})
 
 
 def _sendable_error(e: BaseException) -> BaseException:

@@ -43,18 +43,23 @@ if TYPE_CHECKING:
 #: document shards never pays back every worker's loading of every tokenizer (the
 #: default run is 6.4 MB), and the units the merge keeps for the intervals stay small
 SPLIT_MAX_BYTES = 16 * 1024 * 1024
-#: the cost of one tokenizer in a run (seconds), as measured on the built-in suites (load +
-#: work of each default tokenizer alone, 1-minute load about 2): HF tokenizer.json files
-#: (``tokenizers``) cost 1.3 s plus 0.5 s per MB (17 MB: 10.2 s, 11.4 MB: 7.1 s: parsing
-#: and encoding both grow with the file); sentencepiece 2.6 s; the rest (tiktoken, GGUF,
-#: baselines) 1.3 s plus 0.1 s per MB (0.7..3.6 MB: 1.3..2.1 s)
-BASE_COST = 1.3
-BASE_COSTS = {"sentencepiece": 2.6}
-COST_PER_MB = 0.1
-COSTS_PER_MB = {"tokenizers": 0.5, "transformers": 0.5}
-#: the other process's head start is negative: its interpreter and imports (seconds of
-#: the same scale as ``BASE_COST``)
-SPAWN_COST = 0.7
+#: the cost of one tokenizer in a run (seconds): a fixed part by adapter plus a part per MB
+#: of its file. Measured on the built-in suites (0.8 MB of text, every default family),
+#: each default tokenizer run alone with ``--jobs 1``, less the 0.42 s a process spends
+#: whatever its tokenizers (word segmentation, intervals): tiktoken 1.29 s (gpt2, 0.84 MB),
+#: 1.38 (cl100k_base, 1.68 MB), 1.52 (llama-3, 2.18 MB), 1.83 (o200k_base, 3.61 MB);
+#: GGUF 1.72 (llama-2, 0.72 MB); sentencepiece 1.27 (mistral-v1, 0.49 MB); HF
+#: tokenizer.json (``tokenizers``) 5.00 (qwen3, 11.4 MB) and 7.40 (xlm-roberta, 17.1 MB):
+#: parsing, encoding and timing all grow with the file
+BASE_COST = 1.1
+BASE_COSTS = {"gguf": 1.55, "sentencepiece": 1.2, "tokenizers": 1.0, "transformers": 1.0}
+COST_PER_MB = 0.2
+COSTS_PER_MB = {"tokenizers": 0.37, "transformers": 0.37}
+#: seconds per tokenizer of a split run's work only this process does: the confidence
+#: intervals of both halves, taken at the merge (default run: 0.76 s for 8 tokenizers).
+#: The other process has no such handicap at its start: it is spawned before anything is
+#: loaded, and its start overlaps this process's (both began loading within 0.06 s)
+MERGE_COST = 0.1
 #: the least a split must save by the estimates (seconds): below it the second process's
 #: own costs (its start, the merge, word segmentation done twice) eat the gain (FLORES
 #: with cl100k_base and xlm-roberta: 1.5 s estimated, no faster measured)
@@ -92,23 +97,44 @@ def tokenizer_cost(size: int | None, adapter: str | None) -> float:
     return base + COSTS_PER_MB.get(adapter or "", COST_PER_MB) * (size or 0) / 1e6
 
 
+#: up to this many tokenizers ``balance`` tries every split (2 ** n - 2 of them); more
+#: are dealt out greedily
+EXACT_UP_TO = 12
+
+
 def balance(costs: Sequence[float]) -> list[bool]:
-    """Which tokenizers (by position) the other process takes: the costliest first, each
-    to the process with less so far, the other starting ``SPAWN_COST`` behind."""
-    loads = [0.0, SPAWN_COST]  # this process, the other
-    other = [False] * len(costs)
-    for i in sorted(range(len(costs)), key=lambda i: -costs[i]):
-        side = 0 if loads[0] <= loads[1] else 1
-        loads[side] += costs[i]
-        other[i] = side == 1
-    return other
+    """Which tokenizers (by position) the other process takes, so that the later of the two
+    processes ends soonest, this one also doing ``MERGE_COST`` per tokenizer: the best of
+    every split for up to ``EXACT_UP_TO`` tokenizers (ties: the first found), else the
+    costliest first, each to the process with less so far."""
+    n = len(costs)
+    here = MERGE_COST * n
+    if n > EXACT_UP_TO:
+        loads = [here, 0.0]  # this process, the other
+        other = [False] * n
+        for i in sorted(range(n), key=lambda i: -costs[i]):
+            side = 0 if loads[0] <= loads[1] else 1
+            loads[side] += costs[i]
+            other[i] = side == 1
+        return other
+    if n < 2:
+        return [False] * n
+    total = sum(costs)
+    best, best_end = 0, float("inf")
+    for mask in range(1, (1 << n) - 1):  # each process has one at least
+        theirs = sum(costs[i] for i in range(n) if mask >> i & 1)
+        end = max(here + total - theirs, theirs)
+        if end < best_end - 1e-9:
+            best, best_end = mask, end
+    return [bool(best >> i & 1) for i in range(n)]
 
 
 def saving(costs: Sequence[float], other: Sequence[bool]) -> float:
-    """Seconds a split into ``other`` (``balance``) saves over one process, by ``costs``."""
-    theirs = SPAWN_COST + sum(c for c, o in zip(costs, other, strict=True) if o)
-    mine = sum(c for c, o in zip(costs, other, strict=True) if not o)
-    return sum(costs) - max(mine, theirs)
+    """Seconds a split into ``other`` (``balance``) saves over one process, by ``costs``
+    (one process takes the intervals too: ``MERGE_COST`` per tokenizer either way)."""
+    theirs = sum(c for c, o in zip(costs, other, strict=True) if o)
+    mine = MERGE_COST * len(costs) + sum(costs) - theirs
+    return MERGE_COST * len(costs) + sum(costs) - max(mine, theirs)
 
 
 # -- what each process did -------------------------------------------------------------

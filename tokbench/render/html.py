@@ -16,7 +16,7 @@ import re
 import struct
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -543,6 +543,16 @@ def _verdict_section(results: Results, page: _Page, trust: Trust) -> None:
 def render_html(results: Results, images: Sequence[tuple[str, bytes]] = (),
                 viewer: Mapping[str, Any] | None = None, notes: Sequence[str] = ()) -> str:
     """The report page as a string. ``images`` are ``(file name, PNG bytes)``."""
+    return html_draft(results, viewer)(images, notes)
+
+
+#: completes a page drafted without its plots: ``(images, notes) -> the page``
+HtmlFinish = Callable[[Sequence[tuple[str, bytes]], Sequence[str]], str]
+
+
+def html_draft(results: Results, viewer: Mapping[str, Any] | None = None) -> HtmlFinish:
+    """The report page but its plots, built now (a run builds it while its plots are
+    drawn); the function returned completes it with the plots' ``images`` and ``notes``."""
     meta = results.meta
     page = _Page()
     trust = Trust.of(results)  # one reading of the caveats for every table
@@ -552,7 +562,8 @@ def render_html(results: Results, images: Sequence[tuple[str, bytes]] = (),
     _suites_section(results, page)
     _suite_sections(results, page, trust)
     _speed_section(results, page)
-    _plots_section(images, notes, page)
+    slot = len(page.parts)
+    _plots_section((), (), page)  # its place and its entry in the contents
     viewer_json = _viewer_section(viewer, page)
     _segmentation_section(viewer, page)
     _failures_section(results, page)
@@ -563,7 +574,7 @@ def render_html(results: Results, images: Sequence[tuple[str, bytes]] = (),
     sub = (f"{len(toks)} tokenizer{'s' if len(toks) != 1 else ''} × {len(suites)} "
            f"suite{'s' if len(suites) != 1 else ''} · created {esc(meta.created or '?')} · "
            f"tokbench {version} · commit <code>{esc(commit)}</code>")
-    return (
+    head = (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -577,11 +588,20 @@ def render_html(results: Results, images: Sequence[tuple[str, bytes]] = (),
         f'report</h1><div class="sub">{sub}</div></div>'
         '<button type="button" class="theme" id="theme">Theme: auto</button></header>'
         f"{page.toc_html()}"
-        f'<main id="main">{"".join(page.parts)}'
+        f'<main id="main">{"".join(page.parts[:slot])}')
+    tail = (
+        f'{"".join(page.parts[slot + 1:])}'
         f"<footer>tokbench {version} · results schema v{esc(_schema_version())} · "
         "a single file that works offline</footer></main></div>"
         '<div id="tok-tip" role="tooltip" hidden></div>'
         f"{viewer_json}<script>{_asset('report.js')}</script></body></html>\n")
+
+    def finish(images: Sequence[tuple[str, bytes]], notes: Sequence[str]) -> str:
+        plots = _Page()
+        _plots_section(images, notes, plots)
+        return head + plots.parts[0] + tail
+
+    return finish
 
 
 def _schema_version() -> int:
@@ -591,12 +611,14 @@ def _schema_version() -> int:
 
 
 def write_html(results: Results, out_dir: str | Path, png_names: Sequence[str],
-               viewer: Mapping[str, Any] | None = None) -> Path:
+               viewer: Mapping[str, Any] | None = None, draft: HtmlFinish | None = None
+               ) -> Path:
     """Write ``out_dir/report.html``; returns the page's path.
 
     ``png_names`` are plot files in ``out_dir`` to embed. ``viewer`` is the token
     viewer's data, computed beforehand (``tokbench.engine.viewer.viewer_for``): this
     renderer never loads a tokenizer. Without it the page says the viewer was left out.
+    ``draft``: the page already drafted (``html_draft`` of the same results and viewer).
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -607,5 +629,5 @@ def write_html(results: Results, out_dir: str | Path, png_names: Sequence[str],
             images.append((name, path.read_bytes()))
         except OSError:
             notes.append(f"plot {name} is missing from {out}")
-    text = render_html(results, images, viewer, notes)
+    text = (draft or html_draft(results, viewer))(images, notes)
     return write_atomic(out / "report.html", text)
