@@ -95,6 +95,78 @@ def test_plots_are_taken_costliest_first(results: Results) -> None:
     assert claim_order([]) == []
 
 
+def _pixels(path: Path) -> tuple[tuple[int, int], bytes]:
+    from PIL import Image
+
+    with Image.open(path) as image:
+        return image.size, image.convert("RGB").tobytes()
+
+
+@pytest.mark.parametrize("rows", [3, 20])  # the colour bar under the grid, and beside it
+def test_a_heatmap_laid_out_in_one_pass_is_the_tight_picture(
+        rows: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The heatmap's bounds are taken without matplotlib's extra draw; the file is the one
+    ``bbox_inches="tight"`` (which draws every text once more first) writes."""
+    from matplotlib.figure import Figure
+
+    from tokbench.render import plots
+    from tokbench.render.figures import Figures
+
+    toks = ["gpt2", "cl100k_base", "xlm-roberta"]
+    langs = [f"lang_{k:02d}" for k in range(rows)]
+    values = {(t, r): 0.5 + (i * rows + k) / 7 for i, t in enumerate(toks)
+              for k, r in enumerate(langs)}
+
+    def draw(path: Path) -> Path | None:
+        return plots._heatmap(Figures, values, toks, langs, "Premium (test)", "ratio", path)
+
+    assert draw(tmp_path / "one.png") == tmp_path / "one.png"
+    savefig = Figure.savefig
+
+    def tight(fig: Figure, path: Path, **kw: object) -> None:
+        savefig(fig, path, dpi=kw["dpi"], bbox_inches="tight", pad_inches=0.15)
+
+    monkeypatch.setattr(Figure, "savefig", tight)
+    draw(tmp_path / "tight.png")
+    assert _pixels(tmp_path / "one.png") == _pixels(tmp_path / "tight.png")
+
+
+def test_bar_labels_left_out_of_the_layout_change_no_pixel(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Labels of bars short of the panel's middle skip the layout pass: the picture is
+    the one with every label laid out. Here the longest labels (flagged, 9 panels in 3
+    columns) pass the panel's edge, so leaving every label out would move the panels."""
+    from matplotlib.axes import Axes
+
+    from tokbench.metrics.trust import Caveat
+    from tokbench.render import plots
+    from tokbench.render.figures import Figures
+
+    toks = ["gpt2", "cl100k_base", "o200k_base", "llama-3"]
+    groups = [f"domain{k}" for k in range(9)]
+    values = {(t, g): (1.0 + i) * 1.23e5 for i, t in enumerate(toks) for g in groups}
+    flags = {key: Caveat(roundtrip=0.5, unk_chars=0.5, failed=3) for key in values}
+
+    def draw(name: str) -> tuple[tuple[int, int], bytes]:
+        plots._grouped_bars(Figures, values, toks, groups, "Bytes per token (test)",
+                            "bytes / token", tmp_path / name, flags=flags)
+        return _pixels(tmp_path / name)
+
+    some = draw("some.png")
+    annotate = Axes.annotate
+
+    def laid_out(every: bool) -> Callable[..., object]:
+        def call(ax: Axes, *args: object, **kw: object) -> object:
+            kw["in_layout"] = every
+            return annotate(ax, *args, **kw)  # type: ignore[arg-type]
+        return call
+
+    monkeypatch.setattr(Axes, "annotate", laid_out(True))
+    assert some == draw("every.png")
+    monkeypatch.setattr(Axes, "annotate", laid_out(False))
+    assert some != draw("none.png")
+
+
 @pytest.mark.parametrize(("free", "imported", "pays"), [
     ([0, 1, 2], False, True),    # results.csv needs no import
     ([1, 2, 3], False, True),    # 0.8 s import + 1.2 s < 2.7 s of plots left

@@ -59,6 +59,11 @@ def file_jobs(results: Results, out: Path, plots: bool) -> list[Job]:
     return jobs
 
 
+def plot_file(job: Job) -> str:
+    """The name of the file a plot job (``plot_jobs``) writes, if it draws anything."""
+    return Path(getattr(job, "keywords", {})["path"]).name
+
+
 def job_costs(jobs: Sequence[Job]) -> list[float]:
     """``draw_cost`` of each job (results.csv: none, it draws nothing)."""
     from tokbench.render.plots import draw_cost

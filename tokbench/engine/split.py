@@ -45,8 +45,8 @@ if TYPE_CHECKING:
 SPLIT_MAX_BYTES = 16 * 1024 * 1024
 #: the cost of one tokenizer in a run (seconds): a fixed part by adapter plus a part per MB
 #: of its file. Measured on the built-in suites (0.8 MB of text, every default family),
-#: each default tokenizer run alone with ``--jobs 1``, less the 0.42 s a process spends
-#: whatever its tokenizers (word segmentation, intervals): tiktoken 1.29 s (gpt2, 0.84 MB),
+#: each default tokenizer run alone with ``--jobs 1``, less 0.42 s (word segmentation, which
+#: each process does once, and the intervals, ``MERGE_COST``): tiktoken 1.29 s (gpt2, 0.84 MB),
 #: 1.38 (cl100k_base, 1.68 MB), 1.52 (llama-3, 2.18 MB), 1.83 (o200k_base, 3.61 MB);
 #: GGUF 1.72 (llama-2, 0.72 MB); sentencepiece 1.27 (mistral-v1, 0.49 MB); HF
 #: tokenizer.json (``tokenizers``) 5.00 (qwen3, 11.4 MB) and 7.40 (xlm-roberta, 17.1 MB):
@@ -62,7 +62,8 @@ COSTS_PER_MB = {"tokenizers": 0.37, "transformers": 0.37}
 MERGE_COST = 0.1
 #: the least a split must save by the estimates (seconds): below it the second process's
 #: own costs (its start, the merge, word segmentation done twice) eat the gain (FLORES
-#: with cl100k_base and xlm-roberta: 1.5 s estimated, no faster measured)
+#: devtest in 4 languages with cl100k_base and xlm-roberta: 1.64 s estimated; split, its
+#: run took 3.54-4.02 s against 3.21-3.78 s in one process, 4 alternated pairs)
 MIN_SAVED_S = 2.0
 
 SPLIT = "split"
@@ -108,6 +109,8 @@ def balance(costs: Sequence[float]) -> list[bool]:
     every split for up to ``EXACT_UP_TO`` tokenizers (ties: the first found), else the
     costliest first, each to the process with less so far."""
     n = len(costs)
+    if n < 2:
+        return [False] * n
     here = MERGE_COST * n
     if n > EXACT_UP_TO:
         loads = [here, 0.0]  # this process, the other
@@ -117,8 +120,6 @@ def balance(costs: Sequence[float]) -> list[bool]:
             loads[side] += costs[i]
             other[i] = side == 1
         return other
-    if n < 2:
-        return [False] * n
     total = sum(costs)
     best, best_end = 0, float("inf")
     for mask in range(1, (1 << n) - 1):  # each process has one at least

@@ -100,9 +100,12 @@ def _grouped_bars(plt: Any, values: dict[tuple[str, str], float], tokenizers: Se
                 bar.set_alpha(0.55)
                 symbols.append(c.symbols)
             if v == v:
+                # a label short of the panel's middle cannot reach its edge: left out of
+                # the layout pass, which measures every text it is given
                 ax.annotate(f"{v:,.3g}" + (c.symbols if c is not None else ""),
                             (v, bar.get_y() + bar.get_height() / 2), xytext=(2, 0),
-                            textcoords="offset points", va="center", fontsize=7)
+                            textcoords="offset points", va="center", fontsize=7,
+                            in_layout=v > top / 2)
         ax.set_yticks(ys, toks if k % ncols == 0 else [""] * len(toks), fontsize=7)
         ax.set_title(g, fontsize=9, loc="left")
         if hline is not None:
@@ -145,7 +148,7 @@ def _heatmap(plt: Any, values: dict[tuple[str, str], float], tokenizers: Sequenc
         norm = Normalize(vmin=min(finite), vmax=max(max(finite), min(finite) + 1e-9))
     few = len(rows) < 8
     width = min(PAGE_WIDTH, 2.8 + 0.95 * len(toks))
-    fig, ax = plt.subplots(figsize=(width, (2.9 if few else 1.6) + 0.3 * len(rows)))
+    fig, ax = plt.subplots(figsize=(width, (2.9 if few else 1.6) + 0.3 * len(rows)), dpi=DPI)
     image = ax.imshow(grid, cmap="RdYlGn" if higher_better else "RdYlGn_r", norm=norm,
                       aspect="auto")
     ax.set_xticks(range(len(toks)), toks, rotation=30, ha="left", fontsize=9)
@@ -160,7 +163,7 @@ def _heatmap(plt: Any, values: dict[tuple[str, str], float], tokenizers: Sequenc
             if v == v:
                 ax.text(j, i, (f"{v:,.0f}" if abs(v) >= 100 else f"{v:.2f}")
                         + (c.symbols if c is not None else ""),
-                        ha="center", va="center", fontsize=8)
+                        ha="center", va="center", fontsize=8, in_layout=False)
     from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
 
     bar = fig.colorbar(image, ax=ax, label=label, orientation="horizontal" if few else
@@ -180,7 +183,9 @@ def _heatmap(plt: Any, values: dict[tuple[str, str], float], tokenizers: Sequenc
     axis.set_major_formatter(plain)
     ax.set_title(title, fontsize=10)
     _flag_note(fig, symbols)
-    fig.savefig(path, dpi=DPI, bbox_inches="tight", pad_inches=0.15)
+    # the bounds of what is laid out (the cell values lie inside the grid), taken without
+    # the full draw that bbox_inches="tight" makes first: one pass over the texts, not two
+    fig.savefig(path, dpi=DPI, bbox_inches=fig.get_tightbbox().padded(0.15))
     plt.close(fig)
     return path
 
