@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from tokbench.cli.output import as_saved, write_outputs
+from tokbench.cli.output import write_outputs
 from tokbench.cli.render_worker import NICE, PATIENCE, RenderWorker
 from tokbench.engine.runner import run
 from tokbench.metrics import FAMILIES
 from tokbench.render.plots import PLOTTED_FAMILIES, plot_jobs
-from tokbench.results import Results
+from tokbench.results import Results, as_saved
 
 
 @pytest.fixture(scope="module")
@@ -200,8 +200,9 @@ def test_the_render_worker_writes_the_files_one_process_writes(results: Results,
     assert worker is not None
     with worker:
         # results.csv and the 6 plots are jobs; the worker takes them all while this
-        # process waits (in a run it builds the token viewer meanwhile)
-        worker.send(as_saved(results), tmp_path / "shared", plots=True)
+        # process waits (in a run it builds the token viewer meanwhile). It is sent the
+        # run's values unrounded, as a run sends them: it renders them as saved
+        worker.send(results, tmp_path / "shared", plots=True)
         _wait_for(lambda: _taken(worker) == 7)
         shared = write_outputs(results, tmp_path / "shared", html=False, worker=worker)
         assert worker.failure is None

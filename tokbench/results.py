@@ -254,6 +254,13 @@ class Results:
         return pd.DataFrame([r.to_dict() for r in self.sorted_rows()])
 
 
+def as_saved(results: Results) -> Results:
+    """``results`` with every row as ``results.json`` holds it (rounded): what every view
+    renders, so the run's reports, its terminal summary and `tokbench report` agree."""
+    return Results(rows=[Row.from_dict(r.to_dict()) for r in results.rows],
+                   meta=results.meta, failures=results.failures)
+
+
 def migrate(data: dict[str, Any], origin: str) -> dict[str, Any]:
     """Bring an older schema version up to ``SCHEMA_VERSION`` or say why not."""
     version = data.get("schema_version")

@@ -32,6 +32,10 @@ WARM_S = float(sys.argv[3])
 stage, path = sys.argv[1], sys.argv[2]
 from tokbench.results import Results
 from tokbench.cli import output
+try:
+    from tokbench.results import as_saved
+except ImportError:  # a tree before it moved there
+    as_saved = output.as_saved
 results = Results.load(path)
 out = tempfile.mkdtemp(prefix="tokbench-outputs-")
 t1, c1 = time.perf_counter(), time.process_time()
@@ -44,19 +48,19 @@ elif stage == "csv":
         from tokbench.render.csvfile import results_csv
     except ImportError:  # a tree before it
         results_csv = output._csv
-    results_csv(output.as_saved(results))
+    results_csv(as_saved(results))
 elif stage == "plots":
     from tokbench.render.plots import render_plots
-    names = render_plots(output.as_saved(results), out)
+    names = render_plots(as_saved(results), out)
 elif stage == "markdown":
     from tokbench.render.markdown import render_markdown
-    render_markdown(output.as_saved(results), [])
+    render_markdown(as_saved(results), [])
 elif stage == "viewer":
     from tokbench.engine.viewer import viewer_from_results
-    viewer_from_results(output.as_saved(results))
+    viewer_from_results(as_saved(results))
 elif stage == "html":
     from tokbench.render.html import write_html
-    write_html(output.as_saved(results), out, [], None)
+    write_html(as_saved(results), out, [], None)
 elif stage == "write_outputs":
     import inspect
     # as `tokbench run` calls it: with a render worker started before the run (given the

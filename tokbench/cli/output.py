@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tokbench.atomic import write_atomic
-from tokbench.results import Results, Row
+from tokbench.results import Results, as_saved
 
 if TYPE_CHECKING:
     from tokbench.adapters.base import Tokenizer
@@ -57,13 +57,6 @@ class Checkpoint:
             self._next = t0 + max(self.interval, took / self.share)
 
 
-def as_saved(results: Results) -> Results:
-    """``results`` with every row as ``results.json`` holds it (rounded): what every view
-    renders, so the run's reports, its terminal summary and `tokbench report` agree."""
-    return Results(rows=[Row.from_dict(r.to_dict()) for r in results.rows],
-                   meta=results.meta, failures=results.failures)
-
-
 def write_outputs(results: Results, out_dir: str | Path, plots: bool = True,
                   html: bool = True, worker: RenderWorker | None = None,
                   tokenizers: Mapping[str, Any] | None = None,
@@ -85,9 +78,9 @@ def write_outputs(results: Results, out_dir: str | Path, plots: bool = True,
     out = Path(out_dir)
     # everything else renders from the values as saved (rounded), as `tokbench report`
     # does later from the file: both show the same digits
+    if worker is not None and not worker.sent:  # first: it draws while the rest is written
+        worker.send(results, out, plots)
     shown = saved if saved is not None else as_saved(results)
-    if worker is not None:  # first: it starts drawing while results.json is written
-        worker.send(shown, out, plots)
     files = [atomic_write_text(out / "results.json", results.to_json())]
     results = shown
     viewer = _viewer(results, out, tokenizers, suites) if html else None

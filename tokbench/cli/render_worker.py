@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from tokbench.results import Results
+from tokbench.results import Results, as_saved
 
 #: the worker's niceness: it gets a core only when no process of normal priority wants it
 NICE = 19
@@ -153,14 +153,19 @@ class RenderWorker:
         return int(self._process.pid)
 
     @property
+    def sent(self) -> bool:
+        """Whether the worker was given the results (``send``)."""
+        return self._sent
+
+    @property
     def folder(self) -> Path:
         """Where the jobs are claimed (``Claims``) and the results handed over."""
         return self._folder
 
     def send(self, results: Results, out: Path, plots: bool) -> None:
-        """Give the worker the run's results (as saved) and where its files go: it starts
-        on the jobs at once. The results go through a file, so this never waits for the
-        worker to read them."""
+        """Give the worker the run's results and where its files go: it starts on the jobs
+        at once, on the values as saved (``as_saved``, which it applies). The results go
+        through a file, so this never waits for the worker to read them."""
         data = self._folder / "results.pickle"
         data.write_bytes(pickle.dumps(results, protocol=pickle.HIGHEST_PROTOCOL))
         try:
@@ -302,7 +307,7 @@ def _serve(conn: Any, parent: int, folder: str, niceness: int | None) -> None:
             data, out, plots = conn.recv()
         except EOFError:  # closed before the run's end: nothing to do
             return
-        results = pickle.loads(Path(data).read_bytes())
+        results = as_saved(pickle.loads(Path(data).read_bytes()))
         jobs = file_jobs(results, Path(out), plots)
         for k in Claims(Path(folder), claim_order(jobs)).take():
             path = jobs[k]()

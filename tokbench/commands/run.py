@@ -148,9 +148,11 @@ def main(args: argparse.Namespace) -> int:
             folder.discard()
             why = f" ({errors[0].subject}: {errors[0].error})" if errors else ""
             raise TokbenchError(f"nothing was measured{why}; {out} is unchanged")
+        if worker is not None:  # it starts drawing while this process writes the rest
+            worker.send(results, folder.staging, not args.no_plots)
         # the viewer reuses the suites read whole (a streamed corpus is read again from
         # the start of its files)
-        from tokbench.cli.output import as_saved
+        from tokbench.results import as_saved
         from tokbench.suites.model import Suite
 
         saved = as_saved(results)  # what every view renders (the values rounded)
