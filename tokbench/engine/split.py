@@ -411,6 +411,7 @@ class OtherProcess:
         self.proc.start()
         theirs.close()
         self.finished = False  # it said its last
+        self._writer: threading.Thread | None = None  # what writes its work (``send``)
         self._inbox: queue.Queue[tuple[str, Any]] = queue.Queue()
         threading.Thread(target=self._receive, daemon=True, name="tokbench-split-inbox").start()
 
@@ -427,9 +428,20 @@ class OtherProcess:
                 return
 
     def send(self, work: object) -> None:
-        """Give the process its work; one that died already is found by ``messages``."""
-        with contextlib.suppress(OSError):  # BrokenPipeError: it is gone
-            self.conn.send(work)
+        """Give the process its work; one that died already is found by ``messages``.
+        Pickled here, written by a thread: a pipe holds 64 KB, and the process may still
+        be starting (the default run's suites are 1.1 MB: this process waited 0.36 s)."""
+        import threading
+        from multiprocessing.reduction import ForkingPickler
+
+        data = ForkingPickler.dumps(work)
+
+        def write() -> None:
+            with contextlib.suppress(OSError):  # BrokenPipeError: it is gone
+                self.conn.send_bytes(data)
+
+        self._writer = threading.Thread(target=write, daemon=True, name="tokbench-split-send")
+        self._writer.start()
 
     def messages(self, block: bool) -> Iterator[tuple[str, Any]]:
         """Messages received (``block``: waiting for more until the process has said its
@@ -449,6 +461,8 @@ class OtherProcess:
         if self.proc.is_alive():
             self.proc.terminate()
         self.proc.join(5)
+        if self._writer is not None:  # a write to a process now gone fails at once
+            self._writer.join(5)
         self.conn.close()
 
 
