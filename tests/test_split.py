@@ -326,3 +326,24 @@ def test_the_command_line_writes_the_same_viewer_from_both_processes(
     assert [r.to_dict() for r in two.rows] == [r.to_dict() for r in one.rows]
     assert (tmp_path / "two" / "viewer.json").read_bytes() == \
         (tmp_path / "one" / "viewer.json").read_bytes()
+
+
+def test_an_outbox_never_waits_for_its_reader_and_keeps_the_order() -> None:
+    import multiprocessing
+    import threading
+
+    mine, theirs = multiprocessing.Pipe()
+    outbox = split.Outbox(mine)
+    big = ["x" * 400_000] * 4  # 1.6 MB: a pipe holds 64 KB
+    sender = threading.Thread(target=lambda: [outbox.send(("unit", k, big)) for k in range(3)])
+    sender.start()
+    sender.join(30)
+    assert not sender.is_alive()  # every send returned though nothing read yet
+    assert [theirs.recv()[1] for _ in range(3)] == [0, 1, 2]
+    outbox.send(("viewer", None))
+    outbox.close()
+    assert theirs.recv() == ("viewer", None)
+    theirs.close()
+    gone = split.Outbox(mine)
+    gone.send(("unit", 3, big))  # the reader is gone: the write fails, close still ends
+    gone.close(wait=None)

@@ -57,6 +57,7 @@ if TYPE_CHECKING:
 
     from tokbench.adapters.base import Tokenizer
     from tokbench.engine.executors import Executor
+    from tokbench.engine.split import Outbox
     from tokbench.engine.work import UnitTable
     from tokbench.suites.model import Suite
     from tokbench.suites.stream import StreamingSuite
@@ -853,32 +854,36 @@ def _split_child(conn: Connection, parent: int) -> None:
     """The other process of a split run: measure the tokenizers it is given, sending
     its progress, checkpoints, results and (if asked) its part of the token viewer."""
     from tokbench.engine.executors import watch_parent
+    from tokbench.engine.split import Outbox
 
     watch_parent(parent)
+    outbox = Outbox(conn)  # this process never waits for the run's process to read
     try:
         work = conn.recv()
         if work is not None:
-            _split_half(conn, *work)
+            _split_half(outbox, *work)
     except KeyboardInterrupt:  # Ctrl-C reaches both processes; the first one says it
         return
     except BaseException as e:
-        conn.send(("error", _sendable_error(e)))
+        outbox.send(("error", _sendable_error(e)))
+    finally:
+        outbox.close(wait=None)  # all said (a pipe whose reader is gone fails at once)
 
 
-def _split_half(conn: Connection, settings: Settings, families: list[str], explicit: bool,
+def _split_half(outbox: Outbox, settings: Settings, families: list[str], explicit: bool,
                 specs: list[str], suites: list[AnySuite], viewer: bool) -> None:
     from tokbench.engine.executors import SerialExecutor
     from tokbench.engine.split import DeltaMaker, Half
 
-    me = _Run(settings, families, explicit, lambda e: conn.send(("event", e)), None)
+    me = _Run(settings, families, explicit, lambda e: outbox.send(("event", e)), None)
     me.half = True
     half = Half(me.results, me.marks, me.units, me.prefixes)
     delta = DeltaMaker(half)
-    me.on_unit = lambda _: conn.send(("unit", delta()))
+    me.on_unit = lambda _: outbox.send(("unit", delta()))
     me.go(specs, suites, None, SerialExecutor(), RunState(None))
     half.done = True
-    conn.send(("done", delta(done=True)))
-    conn.send(("viewer", _viewer_part(me, suites) if viewer else None))
+    outbox.send(("done", delta(done=True)))
+    outbox.send(("viewer", _viewer_part(me, suites) if viewer else None))
 
 
 def _viewer_part(half: _Run, suites: Sequence[AnySuite]) -> dict[str, Any]:

@@ -17,7 +17,6 @@ other process; ``tokbench.engine.runner`` runs the two halves.
 
 from __future__ import annotations
 
-import contextlib
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -392,6 +391,41 @@ class JoinedProgress:
 # -- the other process ------------------------------------------------------------------
 
 
+class Outbox:
+    """Messages to the process at the other end of ``conn``, pickled when sent and written
+    by a thread, in order: the sender never waits for the reader. A pipe holds 64 KB, and
+    the reader may be starting, or holding its GIL in a long call of a library (its
+    reading thread cannot run): the other process of a default run sat 1.4 s in one send
+    while this one encoded a shard."""
+
+    def __init__(self, conn: Connection) -> None:
+        import queue
+        import threading
+
+        self._conn = conn
+        self._queue: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._write, daemon=True,
+                                        name="tokbench-split-outbox")
+        self._thread.start()
+
+    def send(self, message: object) -> None:
+        from multiprocessing.reduction import ForkingPickler
+
+        self._queue.put(bytes(ForkingPickler.dumps(message)))
+
+    def _write(self) -> None:
+        while (data := self._queue.get()) is not None:
+            try:
+                self._conn.send_bytes(data)
+            except OSError:  # the reader is gone: nothing more can reach it
+                return
+
+    def close(self, wait: float | None = 5.0) -> None:
+        """Write what was sent (at most ``wait`` seconds; None: all of it), then stop."""
+        self._queue.put(None)
+        self._thread.join(wait)
+
+
 class OtherProcess:
     """The spawned process of a split run and the pipe to it: started before this one
     loads anything; given its work (``send``) once that is decided. A thread takes its
@@ -411,7 +445,7 @@ class OtherProcess:
         self.proc.start()
         theirs.close()
         self.finished = False  # it said its last
-        self._writer: threading.Thread | None = None  # what writes its work (``send``)
+        self._outbox = Outbox(self.conn)
         self._inbox: queue.Queue[tuple[str, Any]] = queue.Queue()
         threading.Thread(target=self._receive, daemon=True, name="tokbench-split-inbox").start()
 
@@ -428,20 +462,9 @@ class OtherProcess:
                 return
 
     def send(self, work: object) -> None:
-        """Give the process its work; one that died already is found by ``messages``.
-        Pickled here, written by a thread: a pipe holds 64 KB, and the process may still
-        be starting (the default run's suites are 1.1 MB: this process waited 0.36 s)."""
-        import threading
-        from multiprocessing.reduction import ForkingPickler
-
-        data = ForkingPickler.dumps(work)
-
-        def write() -> None:
-            with contextlib.suppress(OSError):  # BrokenPipeError: it is gone
-                self.conn.send_bytes(data)
-
-        self._writer = threading.Thread(target=write, daemon=True, name="tokbench-split-send")
-        self._writer.start()
+        """Give the process its work (``Outbox``: it may still be starting, and the default
+        run's suites are 1.1 MB); one that died already is found by ``messages``."""
+        self._outbox.send(work)
 
     def messages(self, block: bool) -> Iterator[tuple[str, Any]]:
         """Messages received (``block``: waiting for more until the process has said its
@@ -461,8 +484,7 @@ class OtherProcess:
         if self.proc.is_alive():
             self.proc.terminate()
         self.proc.join(5)
-        if self._writer is not None:  # a write to a process now gone fails at once
-            self._writer.join(5)
+        self._outbox.close()  # a write to a process now gone fails at once
         self.conn.close()
 
 
