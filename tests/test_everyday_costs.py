@@ -335,6 +335,36 @@ def test_a_long_pass_needs_fewer_samples() -> None:
     assert long.precision == 0.0 and long.mb_s == pytest.approx(2 / 1e6 / 0.1)
 
 
+@pytest.mark.parametrize(("spread", "samples", "stop"), [
+    # each pass 10 ms times 1, 1 + spread, 1 - spread, ... in turn
+    (0.0, 5, "ci"),        # no noise: the target met at once
+    (0.10, 5, "reach"),    # ±2% out of reach by 7 samples: no more are timed
+    (0.021, 7, "max_samples"),  # ±2.1% at 5 and 6: within reach, so timed on, not met
+    (0.022, 6, "reach"),   # ±2.2% at 6: out of reach by the seventh
+])
+def test_timing_stops_once_its_target_is_out_of_reach(spread: float, samples: int,
+                                                      stop: str) -> None:
+    from tokbench.speed.clock import Clocks
+    from tokbench.speed.rate import RUN_BUDGET
+
+    clock = Clock()
+    factors = [1.0, 1.0 + spread, 1.0 - spread]
+    calls = [0]
+
+    class Noisy(ToyTokenizer):
+        def encode(self, text: str) -> list[int]:
+            clock.t += 0.01 * factors[calls[0] % 3]
+            calls[0] += 1
+            return super().encode(text)
+
+    budget = RateBudget(budget_s=10.0, target_rel_ci=RUN_BUDGET.target_rel_ci,
+                        min_samples=5, max_samples=7, min_sample_s=0.001,
+                        stop_out_of_reach=True)
+    rate = measure_rate(Noisy(PIECES), ["ab"], budget, Clocks(wall=clock, cpu=clock))
+    assert rate is not None
+    assert (len(rate.samples), rate.stop) == (samples, stop)
+
+
 # -- word spans of dictionary segmenters -----------------------------------------------------
 
 class CountingSegmenter(Segmenter):

@@ -75,7 +75,7 @@ class RateDetails(TimingDetails):
     bytes: int = 0
     wall_value: float | None = None
     outliers: int = 0
-    stop: str = ""  # "ci", "budget" or "max_samples"
+    stop: str = ""  # "ci", "budget", "reach" (out of reach) or "max_samples"
     threads: int | None = None
     NULLABLE: ClassVar[frozenset[str]] = frozenset({"precision", "cpu_share"})
 
