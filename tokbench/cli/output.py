@@ -76,13 +76,12 @@ def write_outputs(results: Results, out_dir: str | Path, plots: bool = True,
     from tokbench.render.markdown import render_markdown
 
     out = Path(out_dir)
-    # everything else renders from the values as saved (rounded), as `tokbench report`
-    # does later from the file: both show the same digits
     if worker is not None and not worker.sent:  # first: it draws while the rest is written
         worker.send(results, out, plots)
-    shown = saved if saved is not None else as_saved(results)
     files = [atomic_write_text(out / "results.json", results.to_json())]
-    results = shown
+    # everything else renders from the values as saved (rounded), as `tokbench report`
+    # does later from the file: both show the same digits
+    results = saved if saved is not None else as_saved(results)
     viewer = _viewer(results, out, tokenizers, suites) if html else None
     jobs = file_jobs(results, out, plots)
     draft, expected = None, []

@@ -132,9 +132,9 @@ def balance(costs: Sequence[float]) -> list[bool]:
 def saving(costs: Sequence[float], other: Sequence[bool]) -> float:
     """Seconds a split into ``other`` (``balance``) saves over one process, by ``costs``
     (one process takes the intervals too: ``MERGE_COST`` per tokenizer either way)."""
+    alone = MERGE_COST * len(costs) + sum(costs)  # all of it in one process
     theirs = sum(c for c, o in zip(costs, other, strict=True) if o)
-    mine = MERGE_COST * len(costs) + sum(costs) - theirs
-    return MERGE_COST * len(costs) + sum(costs) - max(mine, theirs)
+    return alone - max(alone - theirs, theirs)
 
 
 # -- what each process did -------------------------------------------------------------
