@@ -19,6 +19,7 @@ from tokbench.engine import cores, executors
 from tokbench.engine.executors import AutoExecutor, ProcessExecutor, SerialExecutor, make_executor
 from tokbench.engine.runner import run
 from tokbench.families.throughput import throughput_texts
+from tokbench.loading.loader import load_tokenizer
 from tokbench.metrics import factcache
 from tokbench.metrics.tokenizer_facts import cached_vocabulary_facts, vocabulary_facts
 from tokbench.record import TokenizerSource
@@ -439,9 +440,40 @@ def test_default_jobs_hands_the_rest_to_a_pool_when_it_pays(
     one = run(["bytes"], [suite], ["compression", "roundtrip"], jobs=1)
     monkeypatch.setattr(AutoExecutor, "pays", lambda self, *args: True)
     auto = AutoExecutor(2)
-    pooled = run(["bytes"], [suite], ["compression", "roundtrip"], executor=auto)
+    # given as an object, the tokenizer keeps the run from a second process (which loads
+    # by spec: ``tokbench.engine.helper``), so the first shards choose
+    pooled = run([load_tokenizer("bytes")], [suite], ["compression", "roundtrip"],
+                 executor=auto)
     assert auto.chosen == "pool" and pooled.meta.executor["chosen"] == "pool"
     assert [r.to_dict() for r in pooled.rows] == [r.to_dict() for r in one.rows]
+
+
+def test_on_more_than_two_cores_a_pool_that_pays_replaces_the_helper(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The second process runs shards (``helper``) unless the first shards say a pool of
+    every core pays more: then the pool takes the rest and the helper is ended."""
+    from tokbench.engine.helper import ShardHelper
+
+    docs = [Document(f"d{i}", "eng_Latn", "x", f"line {i} " + "abc def " * 2000)
+            for i in range(60)]
+    suite = Suite("big", "1", docs)
+    one = run(["bytes"], [suite], ["compression", "roundtrip"], jobs=1)
+    monkeypatch.setattr(executors, "free_cores", lambda: 3.0)
+    monkeypatch.setattr(AutoExecutor, "pays", lambda self, *args: True)
+    helpers: list[ShardHelper] = []
+    close = ShardHelper.close
+
+    def closed(h: ShardHelper) -> None:
+        helpers.append(h)
+        close(h)
+
+    monkeypatch.setattr(ShardHelper, "close", closed)
+    auto = AutoExecutor(3)
+    pooled = run(["bytes"], [suite], ["compression", "roundtrip"], executor=auto)
+    assert pooled.meta.executor == {"kind": "AutoExecutor", "workers": 3, "chosen": "pool"}
+    assert [r.to_dict() for r in pooled.rows] == [r.to_dict() for r in one.rows]
+    assert len(helpers) == 1 and auto.helper is None
+    assert not helpers[0].other.proc.is_alive()
 
 
 def test_default_jobs_chooses_on_the_fastest_of_the_first_shards(
@@ -472,7 +504,7 @@ def test_default_jobs_chooses_on_the_fastest_of_the_first_shards(
 
     monkeypatch.setattr(AutoExecutor, "pays", pays)
     auto = AutoExecutor(2)
-    got = run(["bytes"], [suite], ["compression"], executor=auto)
+    got = run([load_tokenizer("bytes")], [suite], ["compression"], executor=auto)
     assert auto.chosen == "serial"
     assert [r.to_dict() for r in got.rows] == [r.to_dict() for r in one.rows]
     sizes = [len(d.text.encode()) for d in docs]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -128,21 +130,23 @@ def main(args: argparse.Namespace) -> int:
             from tokbench.engine.runner import DEFAULT_TOKENIZERS
 
             _prefetch(list(DEFAULT_TOKENIZERS))
-        suites, suite_errors = load_suites(conf.get("suites") or DEFAULT_SUITES)
-        if settings.precision is not None and suites:
-            from tokbench.engine.runner import check_precision
+        # started before the suites are read: its interpreter and imports overlap it
+        with _second_process(tokenizers, conf, args, resume) as second:
+            suites, suite_errors = load_suites(conf.get("suites") or DEFAULT_SUITES)
+            if settings.precision is not None and suites:
+                from tokbench.engine.runner import check_precision
 
-            check_precision(suites)
-        if not suites:
-            more = f" and {len(suite_errors) - 1} more" if len(suite_errors) > 1 else ""
-            raise TokbenchError(f"no suite could be loaded ({suite_errors[0].suite}: "
-                                f"{suite_errors[0].error}{more}); {out} is unchanged")
-        for err in suite_errors:
-            err_console().print(f"[yellow]suite {escape(str(err.suite))} not run:[/] "
-                                f"{escape(err.error)}", highlight=False)
-        loaded: dict[str, Any] = {}  # the token viewer reuses the run's tokenizers
-        results = _run(folder, tokenizers, suites, suite_errors, conf, settings, resume, args,
-                       loaded)
+                check_precision(suites)
+            if not suites:
+                more = f" and {len(suite_errors) - 1} more" if len(suite_errors) > 1 else ""
+                raise TokbenchError(f"no suite could be loaded ({suite_errors[0].suite}: "
+                                    f"{suite_errors[0].error}{more}); {out} is unchanged")
+            for err in suite_errors:
+                err_console().print(f"[yellow]suite {escape(str(err.suite))} not run:[/] "
+                                    f"{escape(err.error)}", highlight=False)
+            loaded: dict[str, Any] = {}  # the token viewer reuses the run's tokenizers
+            results = _run(folder, tokenizers, suites, suite_errors, conf, settings, resume,
+                           args, loaded, second)
         errors = results.meta.errors
         if not results.rows:
             folder.discard()
@@ -183,7 +187,8 @@ def main(args: argparse.Namespace) -> int:
 
 def _run(folder: Any, tokenizers: list[str] | None, suites: list[Any],
          suite_errors: list[Any], conf: dict[str, Any], settings: Any,
-         resume: Any, args: argparse.Namespace, loaded: dict[str, Any]) -> Any:
+         resume: Any, args: argparse.Namespace, loaded: dict[str, Any],
+         second: Any = None) -> Any:
     """Run into the staging folder; an interruption keeps the finished units in OUT."""
     from tokbench.cli.output import Checkpoint
     from tokbench.engine.runner import run
@@ -205,7 +210,8 @@ def _run(folder: Any, tokenizers: list[str] | None, suites: list[Any],
                           on_unit=on_unit, progress=prog.event, resume=resume,
                           jobs=conf.get("jobs"), executor=args.executor,
                           scheduler=args.scheduler, state=staging / STATE_FILE,
-                          on_loaded=None if args.no_html else loaded.update)
+                          on_loaded=None if args.no_html else loaded.update,
+                          second=second)
     except KeyboardInterrupt:
         checkpoint.flush()  # every finished unit is kept for --resume; OUT stays as it was
         from tokbench.cli.console import err_console
@@ -223,13 +229,28 @@ def _add_suite_errors(results: Any, suite_errors: list[Any]) -> None:
     errors.extend(e for e in suite_errors if e not in errors)
 
 
+@contextlib.contextmanager
+def _second_process(tokenizers: list[str] | None, conf: dict[str, Any],
+                    args: argparse.Namespace, resume: Any) -> Iterator[Any]:
+    """The run's second process (``tokbench.engine.runner.start_second_process``), ended
+    on the way out whatever happened (the run ends it too once it is done with it)."""
+    from tokbench.engine.runner import DEFAULT_TOKENIZERS, start_second_process
+
+    second = None if resume is not None else start_second_process(
+        tokenizers or list(DEFAULT_TOKENIZERS), jobs=conf.get("jobs"),
+        executor=args.executor, metrics=conf.get("metrics"))
+    try:
+        yield second
+    finally:
+        if second is not None:
+            second.close()
+
+
 def _render_worker(args: argparse.Namespace, conf: dict[str, Any]) -> Any:
     """The process that draws the plots beside this one (``RenderWorker``), started now
     so that it imports matplotlib while the run works; none with ``--jobs 1`` (all in
     this process), ``--no-plots`` (results.csv alone does not pay a process) or metrics
     that draw no plot but compression's bars by domain (``PLOTTED_FAMILIES``)."""
-    import contextlib
-
     from tokbench.metrics import resolve_families
     from tokbench.render.plots import PLOTTED_FAMILIES
 

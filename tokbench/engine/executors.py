@@ -32,6 +32,7 @@ from tokbench.errors import InputError, MissingDependencyError, TokbenchError
 
 if TYPE_CHECKING:
     from tokbench.adapters.base import Tokenizer
+    from tokbench.engine.helper import ShardHelper
 
 RETRIES = 2
 IN_FLIGHT_PER_WORKER = 2
@@ -166,6 +167,11 @@ class AutoExecutor:
     a small job never pays for a pool, a large one on an idle machine always does. (A
     small job with several tokenizers and a free core is split by tokenizer over two
     processes instead, before this executor is used: ``tokbench.engine.split``.)
+
+    With a free core the run's second process, started before anything was loaded, is
+    given here as ``helper`` (``tokbench.engine.helper``): it has paid its start already,
+    so shards run here and there from the first (``chosen`` "helper"); on more than two
+    cores the probes still decide whether a pool of them all pays more.
     """
 
     #: interpreter start and tokbench/numpy imports of a spawned worker (measured: 0.5 s
@@ -192,6 +198,7 @@ class AutoExecutor:
         self._pool: ProcessExecutor | None = None
         self._total = self._shards = 0
         self._load_s = 0.0
+        self.helper: ShardHelper | None = None
 
     def expect(self, nbytes: int, shards: int, load_s: float) -> None:
         """What the planner knows before any shard: the bytes to encode (summed over the
@@ -205,7 +212,10 @@ class AutoExecutor:
         the caller goes on) when the corpus is so large that it pays at any speed."""
         self._serial.start(run_id, tokenizers, specs)
         self._run = (run_id, tokenizers, specs)
-        if self._total >= EAGER_BYTES and self._parallel(self._shards) >= 1.5:
+        if self.helper is not None:
+            self.helper.install(run_id, specs)
+        if self._total >= EAGER_BYTES and self._parallel(self._shards) >= 1.5 and (
+                self.helper is None or self.workers > 2):
             self._start_pool()
 
     def _start_pool(self) -> bool:
@@ -215,7 +225,18 @@ class AutoExecutor:
         except InputError:  # tokenizers that cannot be sent to a process: work here
             return False
         self._pool, self.chosen = pool, "pool"
+        self._end_helper()
         return True
+
+    def _with_helper(self, tasks: Iterator[ShardTask]) -> Iterator[ShardResult]:
+        assert self.helper is not None
+        self.chosen = "helper"
+        return self.helper.map(tasks, process_shard)
+
+    def _end_helper(self) -> None:
+        if self.helper is not None:
+            self.helper.close()
+            self.helper = None
 
     def _parallel(self, shards: int) -> float:
         """How many workers would really run at once: the pool's size, the shards and
@@ -237,6 +258,9 @@ class AutoExecutor:
         if self._pool is not None:
             yield from self._pool.map(todo)
             return
+        if self.helper is not None and self.workers <= 2:  # no pool could do more
+            yield from self._with_helper(todo)
+            return
         rates: list[float] = []
         done = 0
         for task in itertools.islice(todo, self.PROBES):
@@ -254,6 +278,9 @@ class AutoExecutor:
             assert self._pool is not None
             yield from self._pool.map(todo)
             return
+        if self.helper is not None:
+            yield from self._with_helper(todo)
+            return
         # the rest here: the cores a pool would have used go to the tokenizers' threads,
         # rounded as ``split.choose`` rounds: 1.5 free cores or more are two
         free = min(self.workers, max(1, int(free_cores() + 0.5)))
@@ -265,6 +292,7 @@ class AutoExecutor:
             yield process_shard(task)
 
     def close(self) -> None:
+        self._end_helper()
         if self._pool is not None:
             self._pool.close()
             self._pool = None

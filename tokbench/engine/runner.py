@@ -57,7 +57,7 @@ if TYPE_CHECKING:
 
     from tokbench.adapters.base import Tokenizer
     from tokbench.engine.executors import Executor
-    from tokbench.engine.split import Outbox
+    from tokbench.engine.split import OtherProcess, Outbox
     from tokbench.engine.work import UnitTable
     from tokbench.suites.model import Suite
     from tokbench.suites.stream import StreamingSuite
@@ -161,6 +161,7 @@ def run(
     scheduler: str | None = None,
     state: str | Path | None = None,
     on_loaded: Callable[[Mapping[str, Any]], object] | None = None,
+    second: SecondProcess | None = None,
     **options: Any,
 ) -> Results:
     """Compare ``tokenizers`` on ``suites``; returns the results (rows + what was run).
@@ -180,7 +181,9 @@ def run(
     tokenizer, ``tokbench.engine.split``, gives those its other process loaded as that
     process's part of the viewer data, ``tokbench.engine.viewer.ViewerPart``). Keyword
     ``options`` set ``Settings`` fields (e.g. ``premium_join=True``). ``progress`` is
-    called with each ``tokbench.events`` event as the run goes.
+    called with each ``tokbench.events`` event as the run goes. ``second``: the run's
+    second process, started earlier by ``start_second_process`` (the CLI starts it before
+    reading the suites); the run ends it.
 
     >>> results = run(["bytes", "chars"], ["multilingual?languages=jpn_Jpan"], ["compression"])
     >>> results.value("bytes", "multilingual", "jpn_Jpan", "tokens")  # UTF-8 bytes
@@ -195,10 +198,15 @@ def run(
     tok_specs = list(tokenizers) if tokenizers is not None else list(DEFAULT_TOKENIZERS)
     suite_specs: list[Any] = list(suites) if suites is not None else list(DEFAULT_SUITES)
     chosen = _executor(executor, jobs, scheduler)
-    free = _may_split(chosen, tok_specs, families, settings) if resume is None else None
-    if free is not None:
-        split = _Split(settings, families, metrics is not None, progress, on_unit, on_loaded)
-        done = split.go([str(s) for s in tok_specs], suite_specs, chosen, free)
+    may = _second_process(chosen, tok_specs, families, settings, second) \
+        if resume is None else None
+    if may is None and second is not None:
+        second.close()
+    if may is not None:
+        free, splittable = may
+        split = _Split(settings, families, metrics is not None, progress, on_unit, on_loaded,
+                       second.other if second is not None else None)
+        done = split.go([str(s) for s in tok_specs], suite_specs, chosen, free, splittable)
         if done is not None:
             return done
         suite_specs = split.suites  # loaded already
@@ -680,25 +688,78 @@ class _Run:
             self.on_unit(self.results)
 
 
-def _may_split(executor: Executor, specs: list[Any], families: list[str],
-               settings: Settings) -> float | None:
-    """The free cores (``executors.free_cores``) when a run may be split by tokenizer
-    (``tokbench.engine.split``), as far as is known before anything is loaded: the
-    default ``jobs``, tokenizers given by spec, not read to a precision, every family's
-    rows per tokenizer, a second core free; else None."""
-    from tokbench.engine.executors import AutoExecutor, free_cores
-    from tokbench.engine.split import SPLIT, choose
+@dataclass
+class SecondProcess:
+    """A run's second process started before anything is loaded (``start_second_process``),
+    and the free cores measured before it started (measured after, they would count it as
+    another's)."""
 
-    if not isinstance(executor, AutoExecutor) or settings.precision is not None:
+    other: OtherProcess
+    free: float
+
+    def close(self) -> None:
+        """End it (the run did not take it; closing twice is harmless)."""
+        self.other.send(None)
+        self.other.close()
+
+
+def start_second_process(tokenizers: Sequence[str], *, jobs: int | None,
+                         executor: str = "local", metrics: Sequence[str] | None = None
+                         ) -> SecondProcess | None:
+    """Start a run's second process at once, so that its interpreter and imports overlap
+    whatever comes before the run (the CLI reads the suites meanwhile); None when the run
+    will have none (``_second_process``). When the run cannot split whatever its suites
+    (one tokenizer, or the files' costs say a split saves too little and no family of
+    ``metrics`` adds to them), it starts loading the tokenizers at once, to run document
+    shards (``tokbench.engine.helper``)."""
+    from tokbench.engine.executors import free_cores
+    from tokbench.engine.split import (
+        FAMILY_COSTS_PER_MB,
+        MIN_SAVED_S,
+        SECOND_CORE,
+        OtherProcess,
+        balance,
+        saving,
+        tokenizer_cost,
+    )
+    from tokbench.loading.loader import local_file
+
+    specs = list(tokenizers)
+    if jobs is not None or executor != "local" or len(set(specs)) != len(specs):
+        return None
+    free = free_cores()
+    if free < SECOND_CORE:
+        return None
+    costs = [tokenizer_cost(*local_file(s)) for s in specs]
+    grows = not FAMILY_COSTS_PER_MB.keys().isdisjoint(resolve_families(metrics))
+    other = OtherProcess(_split_child)
+    if len(specs) == 1 or (not grows and saving(costs, balance(costs)) < MIN_SAVED_S):
+        other.send(("preload", specs))
+    return SecondProcess(other, free)
+
+
+def _second_process(executor: Executor, specs: list[Any], families: list[str],
+                    settings: Settings, early: SecondProcess | None = None
+                    ) -> tuple[float, bool] | None:
+    """The free cores (``executors.free_cores``, or those ``early`` measured) and whether
+    the run may be split by tokenizer (``tokbench.engine.split``), when a second process
+    runs beside this one, started before anything is loaded: the default ``jobs``,
+    distinct tokenizer specs (the other process loads them by spec) and a second core
+    free; else None. Not split, it runs shards (``tokbench.engine.helper``). A split
+    needs every family's rows per tokenizer, two tokenizers at least and no reading to a
+    precision."""
+    from tokbench.engine.executors import AutoExecutor, free_cores
+    from tokbench.engine.split import SECOND_CORE
+
+    if not isinstance(executor, AutoExecutor):
         return None
     if not all(isinstance(s, str) for s in specs) or len(set(specs)) != len(specs):
         return None
-    if not all(f.per_tokenizer for f in run_families(families, settings)):
+    free = early.free if early is not None else free_cores()
+    if free < SECOND_CORE:
         return None
-    free = free_cores()
-    # a run of one tokenizer never splits: no second process is started for it
-    return free if choose(tokenizers=len(specs), free_cores=free, work_bytes=0,
-                          splittable=True) == SPLIT else None
+    return free, (settings.precision is None and len(specs) >= 2
+                  and all(f.per_tokenizer for f in run_families(families, settings)))
 
 
 class _Split:
@@ -708,21 +769,26 @@ class _Split:
 
     def __init__(self, settings: Settings, families: list[str], explicit: bool,
                  progress: Progress | None, on_unit: Callable[[Results], object] | None,
-                 on_loaded: Callable[[Mapping[str, Any]], object] | None) -> None:
+                 on_loaded: Callable[[Mapping[str, Any]], object] | None,
+                 other: OtherProcess | None = None) -> None:
         from tokbench.engine.split import OtherProcess
 
-        self.other = OtherProcess(_split_child)  # first: its start overlaps the loading
+        # first: its start overlaps the loading (``other``: started earlier still)
+        self.other = other if other is not None else OtherProcess(_split_child)
         self.settings, self.families, self.explicit = settings, families, explicit
         self.progress = progress or ignore
         self.on_unit, self.on_loaded = on_unit, on_loaded
         self.suites: list[AnySuite] = []
 
     def go(self, specs: list[str], suite_specs: list[Any], executor: Executor,
-           free: float) -> Results | None:
-        """The merged results, or None when the split does not pay after all (the
-        other process is ended; ``self.suites`` holds the suites loaded). ``free``: the
-        free cores measured before the other process started (measured now, they would
-        count it as another's)."""
+           free: float, splittable: bool) -> Results | None:
+        """The merged results, or None when the run is not split after all: the other
+        process then runs shards beside this one (``executor.helper``, a ``ShardHelper``)
+        if the corpus has two shards or more, else it is ended; ``self.suites`` holds the
+        suites loaded. ``free``: the free cores measured before the other process started
+        (measured now, they would count it as another's); ``splittable``: nothing known
+        before the suites keeps the run in one process (``_second_process``)."""
+        from tokbench.engine.executors import AutoExecutor
         from tokbench.engine.split import (
             SPLIT,
             balance,
@@ -734,26 +800,35 @@ class _Split:
         from tokbench.loading.loader import local_file
 
         wall0 = time.perf_counter()
+        helps = False
         try:
             self.suites = [_load_suite(s) for s in suite_specs]
-            text = sum(sum(sh.nbytes for sh in s.plan_shards(1)[0]) for s in self.suites)
-            costs = [tokenizer_cost(*local_file(s)) for s in specs]
+            shards = [sh for s in self.suites for sh in s.plan_shards(1)[0]]
+            text = sum(sh.nbytes for sh in shards)
+            costs = [tokenizer_cost(*local_file(s), self.families, text) for s in specs]
             other = balance(costs)
             mine = [s for s, o in zip(specs, other, strict=True) if not o]
             theirs = [s for s, o in zip(specs, other, strict=True) if o]
-            splittable = bool(mine and theirs) and sendable({s.name: s for s in self.suites})
+            splittable = splittable and bool(mine and theirs) and sendable(
+                {s.name: s for s in self.suites})
             if choose(tokenizers=len(specs), free_cores=free,
                       work_bytes=text * len(specs), splittable=splittable,
                       saved_s=saving(costs, other)) != SPLIT:
-                self.other.send(None)
-                self.other.close()
+                if isinstance(executor, AutoExecutor) and len(shards) >= 2:
+                    from tokbench.engine.helper import ShardHelper
+
+                    executor.helper = ShardHelper(self.other, specs)
+                    helps = True
+                else:
+                    self.other.send(None)
                 return None
-            self.other.send((self.settings, self.families, self.explicit, theirs,
-                             self.suites, self.on_loaded is not None))
+            self.other.send(("split", (self.settings, self.families, self.explicit, theirs,
+                                       self.suites, self.on_loaded is not None)))
             results = self._run(specs, mine, theirs, executor, wall0)
         finally:
-            self.other.close()
-            executor.close()
+            if not helps:
+                self.other.close()
+                executor.close()
         return results
 
     def _run(self, specs: list[str], mine: list[str], theirs: list[str], executor: Executor,
@@ -860,8 +935,18 @@ def _split_child(conn: Connection, parent: int) -> None:
     outbox = Outbox(conn)  # this process never waits for the run's process to read
     try:
         work = conn.recv()
-        if work is not None:
-            _split_half(outbox, *work)
+        preloaded: dict[str, Tokenizer] = {}
+        if work is not None and work[0] == "preload":  # it will run shards, if anything
+            from tokbench.engine.helper import preload
+
+            preloaded = preload(work[1])
+            work = conn.recv()
+        if work is not None and work[0] == "shards":  # a helper running shards
+            from tokbench.engine.helper import serve
+
+            serve(conn, outbox, work[1], preloaded)
+        elif work is not None:
+            _split_half(outbox, *work[1])
     except KeyboardInterrupt:  # Ctrl-C reaches both processes; the first one says it
         return
     except BaseException as e:

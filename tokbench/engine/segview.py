@@ -15,15 +15,17 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tokbench.adapters.base import Tokenizer
+    from tokbench.metrics.compute import TokenTable
 
 
-def token_cuts(tok: Tokenizer, text: str) -> list[int]:
-    """Sorted character offsets where ``tok``'s tokens of ``text`` start or end."""
+def token_cuts(tok: Tokenizer, text: str, table: TokenTable | None = None) -> list[int]:
+    """Sorted character offsets where ``tok``'s tokens of ``text`` start or end
+    (``table``: ``tok``'s token bytes, filled as needed and kept for its next texts)."""
     from tokbench.metrics.compute import TokenTable
     from tokbench.metrics.robustness import boundaries
 
     enc = tok.encode_batch_offsets([text])
-    return sorted(boundaries(tok, TokenTable(tok), [text], enc)[0])
+    return sorted(boundaries(tok, table or TokenTable(tok), [text], enc)[0])
 
 
 def crossed(morph: Sequence[int], cuts: Sequence[int], text: str) -> list[int]:
@@ -39,8 +41,12 @@ def crossed(morph: Sequence[int], cuts: Sequence[int], text: str) -> list[int]:
 
 
 def morph_view(tokenizers: Mapping[str, Tokenizer], text: str, lang: str,
-               scheme: str = "morph") -> dict[str, Any] | None:
-    """The view of ``text`` (None: no analyzer of ``scheme`` for ``lang``)."""
+               scheme: str = "morph", tables: dict[str, TokenTable] | None = None
+               ) -> dict[str, Any] | None:
+    """The view of ``text`` (None: no analyzer of ``scheme`` for ``lang``). ``tables``:
+    each tokenizer's token bytes by name, kept across the views of many texts (a table
+    of every token's bytes took 45 ms for gpt2, once per text without it)."""
+    from tokbench.metrics.compute import TokenTable
     from tokbench.suites.morphemes import analyzer_for
 
     analyzer = analyzer_for(scheme, lang)
@@ -50,7 +56,12 @@ def morph_view(tokenizers: Mapping[str, Tokenizer], text: str, lang: str,
     rows: dict[str, Any] = {}
     for name, tok in tokenizers.items():
         try:
-            cuts = token_cuts(tok, text)
+            table = tables.get(name) if tables is not None else None
+            if table is None or table.tokenizer is not tok:
+                table = TokenTable(tok)
+                if tables is not None:
+                    tables[name] = table
+            cuts = token_cuts(tok, text, table)
         except Exception as e:  # one text a tokenizer raises on must not sink the view
             rows[name] = {"error": f"{type(e).__name__}: {e}"}
             continue

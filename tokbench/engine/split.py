@@ -18,7 +18,7 @@ other process; ``tokbench.engine.runner`` runs the two halves.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -54,6 +54,16 @@ BASE_COST = 1.1
 BASE_COSTS = {"gguf": 1.55, "sentencepiece": 1.2, "tokenizers": 1.0, "transformers": 1.0}
 COST_PER_MB = 0.2
 COSTS_PER_MB = {"tokenizers": 0.37, "transformers": 0.37}
+#: seconds per tokenizer and MB of text of the opt-in families that measure every text
+#: again whatever the tokenizer's file (none is in the default run, on which the costs
+#: above were measured). Measured with ``--jobs 1`` on the Japanese preset's suites
+#: (0.19 MB), one tokenizer at a time (gpt2, xlm-roberta, mbert; twice each), each family
+#: alone against none of them, less its word segmentation (once per process, not per
+#: tokenizer): robustness 3.2-3.6 s per tokenizer (every text again in each variant that
+#: applies), morph and morph_sudachi -0.1-0.3 s (taken as 0.1). The Japanese preset then
+#: splits xlm-roberta and one more against the other three, not xlm-roberta alone
+#: against the other four (5.8 s against 11.6 s)
+FAMILY_COSTS_PER_MB = {"morph": 0.5, "morph_sudachi": 0.5, "robustness": 18.0}
 #: seconds per tokenizer of a split run's work only this process does: the confidence
 #: intervals of both halves, taken at the merge (default run: 0.76 s for 8 tokenizers).
 #: The other process has no such handicap at its start: it is spawned before anything is
@@ -68,6 +78,8 @@ MIN_SAVED_S = 2.0
 SPLIT = "split"
 SERIAL = "serial"
 AUTO = "auto"
+#: free cores from which a second process runs beside this one (split or shard helper)
+SECOND_CORE = 1.5
 
 
 def choose(*, tokenizers: int, free_cores: float, work_bytes: int, splittable: bool,
@@ -82,7 +94,7 @@ def choose(*, tokenizers: int, free_cores: float, work_bytes: int, splittable: b
     cannot be sent, a family comparing tokenizers); ``saved_s``: the seconds the split
     saves by the estimates (``saving``; unknown before the suites are loaded).
     """
-    if free_cores < 1.5:
+    if free_cores < SECOND_CORE:
         return SERIAL
     if splittable and tokenizers >= 2 and work_bytes <= SPLIT_MAX_BYTES \
             and saved_s >= MIN_SAVED_S:
@@ -90,11 +102,15 @@ def choose(*, tokenizers: int, free_cores: float, work_bytes: int, splittable: b
     return AUTO
 
 
-def tokenizer_cost(size: int | None, adapter: str | None) -> float:
+def tokenizer_cost(size: int | None, adapter: str | None, families: Collection[str] = (),
+                   text: int = 0) -> float:
     """Estimated seconds of one tokenizer's part of a run, from its file's size and the
-    adapter that loads it (``tokbench.loading.loader.local_file``)."""
+    adapter that loads it (``tokbench.loading.loader.local_file``), plus the opt-in
+    ``families`` whose work per tokenizer grows with the ``text`` (bytes) whatever the
+    file (``FAMILY_COSTS_PER_MB``)."""
     base = BASE_COSTS.get(adapter or "", BASE_COST)
-    return base + COSTS_PER_MB.get(adapter or "", COST_PER_MB) * (size or 0) / 1e6
+    extra = sum(FAMILY_COSTS_PER_MB.get(f, 0.0) for f in families) * text / 1e6
+    return base + COSTS_PER_MB.get(adapter or "", COST_PER_MB) * (size or 0) / 1e6 + extra
 
 
 #: up to this many tokenizers ``balance`` tries every split (2 ** n - 2 of them); more

@@ -28,6 +28,7 @@ from tokbench.suites.stream import AnySuite, StreamingSuite
 
 if TYPE_CHECKING:
     from tokbench.adapters.base import Tokenizer
+    from tokbench.metrics.compute import TokenTable
     from tokbench.record import SuiteInfo, TokenizerInfo
     from tokbench.results import Results
     from tokbench.suites.model import Document, Suite
@@ -468,6 +469,7 @@ def build_viewer(tokenizers: Mapping[str, Tokenizer], suites: Sequence[Suite], *
     out_suites: list[dict[str, Any]] = []
     notes_out = list(notes)
     known: dict[str, dict[Any, _Known]] = {}  # each tokenizer's ids seen so far
+    tables: dict[str, TokenTable] = {}  # each tokenizer's token bytes, for every view
     for suite in suites:
         wanted = (subsets or {}).get(suite.name)
         samples = []
@@ -491,25 +493,26 @@ def build_viewer(tokenizers: Mapping[str, Tokenizer], suites: Sequence[Suite], *
             samples.append({"subset": subset, "doc_id": doc.id, "lang": doc.lang,
                             "text": text, "truncated": truncated, "rows": rows})
             if morphemes:
-                _add_morph(samples[-1], tokenizers, order, notes_out)
+                _add_morph(samples[-1], tokenizers, order, notes_out, tables)
         out_suites.append({"name": suite.name, "subset_by": suite.subset_by,
                            "samples": samples})
     if morphemes:
         out_suites += _examples(tokenizers, order, {s["lang"] for suite in out_suites
-                                                    for s in suite["samples"]}, notes_out)
+                                                    for s in suite["samples"]}, notes_out,
+                                tables)
     return {"schema": VIEWER_SCHEMA, "version": VIEWER_VERSION, "tokenizers": order,
             "loaded": [n for n in order if n in tokenizers], "notes": notes_out,
             "run": dict(run or {}), "suites": out_suites}
 
 
 def _add_morph(sample: dict[str, Any], tokenizers: Mapping[str, Tokenizer], order: list[str],
-               notes: list[str]) -> None:
+               notes: list[str], tables: dict[str, TokenTable]) -> None:
     """Put the segmentation view on ``sample`` when its language has an analyzer."""
     from tokbench.engine.segview import morph_view
 
     loaded = {n: tokenizers[n] for n in order if n in tokenizers}
     try:
-        view = morph_view(loaded, sample["text"], sample["lang"])
+        view = morph_view(loaded, sample["text"], sample["lang"], tables=tables)
     except TokbenchError as e:  # the analyzer is not installed: said once
         note = f"segmentation view: {first_line(e)}"
         if note not in notes:
@@ -520,7 +523,7 @@ def _add_morph(sample: dict[str, Any], tokenizers: Mapping[str, Tokenizer], orde
 
 
 def _examples(tokenizers: Mapping[str, Tokenizer], order: list[str], langs: set[str],
-              notes: list[str]) -> list[dict[str, Any]]:
+              notes: list[str], tables: dict[str, TokenTable]) -> list[dict[str, Any]]:
     """The analyzers' example sentences of ``langs``, as the suite ``examples``."""
     from tokbench.suites.morphemes import EXAMPLES
 
@@ -533,7 +536,7 @@ def _examples(tokenizers: Mapping[str, Tokenizer], order: list[str], langs: set[
                 "truncated": False,
                 "rows": {n: _placed_json(_place(tokenizers[n], off, {}, rows=True))
                          for n in order if n in tokenizers}}
-            _add_morph(sample, tokenizers, order, notes)
+            _add_morph(sample, tokenizers, order, notes, tables)
             samples.append(sample)
     return [{"name": "examples", "subset_by": "lang", "samples": samples}] if samples else []
 

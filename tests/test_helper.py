@@ -1,0 +1,213 @@
+"""The run's second process running document shards beside this one when the run is not
+split by tokenizer (``tokbench.engine.helper``): the rows of one process, a helper that dies
+has its shard run here, and a tokenizer it preloaded is used only if its file is the one
+the run pinned."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.test_split import _same_as_serial
+from tokbench.engine import executors, split
+from tokbench.engine.executors import usable_cores
+from tokbench.engine.helper import ShardHelper, _reuse
+from tokbench.engine.runner import run
+from tokbench.engine.work import PinnedSpec, ShardResult, ShardTask
+from tokbench.errors import InputError
+from tokbench.loading.loader import load_tokenizer
+from tokbench.suites.model import Document, Suite
+
+METRICS = ["compression", "roundtrip"]
+WORDS = ["token", "Wörter", "слово", "语言", "テキスト", "λέξη", "12345", "naïve", "😀"]
+
+
+@pytest.fixture
+def free(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A second core free whatever the machine's load."""
+    monkeypatch.setattr(executors, "free_cores", lambda: 2.0)
+
+
+def _corpus(docs: int = 30_000) -> Suite:
+    """About 1.3 MB of text in three languages: several shards (``MIN_SHARD_BYTES`` is
+    256 KB)."""
+    rng = random.Random(7)
+    return Suite("helped", "1", [
+        Document(f"d{i}", ("eng_Latn", "rus_Cyrl", "jpn_Jpan")[i % 3], "x",
+                 " ".join(rng.choices(WORDS, k=rng.randint(3, 9)))) for i in range(docs)])
+
+
+class Here:
+    """``process_shard`` in the run's process, recorded; its first shard waits until the
+    helper is ready, so that the helper surely takes some."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.real = executors.process_shard
+        self.indexes: list[int] = []
+        self.helpers: list[ShardHelper] = []
+        monkeypatch.setattr(executors, "process_shard", self)
+        install = ShardHelper.install
+
+        def recorded(h: ShardHelper, run_id: str, payload: object) -> None:
+            self.helpers.append(h)
+            install(h, run_id, payload)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(ShardHelper, "install", recorded)
+
+    def __call__(self, task: ShardTask) -> ShardResult:
+        if not self.indexes:
+            end = time.monotonic() + 60
+            while not self.helpers[0].ready and not self.helpers[0].dead \
+                    and time.monotonic() < end:
+                time.sleep(0.01)
+        self.indexes.append(task.index)
+        return self.real(task)
+
+
+def test_one_tokenizer_runs_its_shards_in_both_processes(
+        free: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    spec = _corpus()
+    shards = len(spec.plan_shards(usable_cores())[0])
+    one = run(["cl100k_base"], [spec], METRICS, jobs=1)
+    here = Here(monkeypatch)
+    got = run(["cl100k_base"], [spec], METRICS, jobs=None)
+    assert got.meta.executor == {"kind": "AutoExecutor", "workers": usable_cores(),
+                                 "chosen": "helper"}
+    _same_as_serial(got, one)
+    assert shards >= 4 and 0 < len(here.indexes) < shards  # the helper ran the others
+    assert not here.helpers[0].other.proc.is_alive()  # ended with the shards
+
+
+def test_a_helper_that_dies_has_its_shard_run_here(
+        free: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    spec = _corpus()
+    shards = len(spec.plan_shards(usable_cores())[0])
+    killed: list[int] = []
+    send = split.OtherProcess.send
+
+    def send_then_kill(self: split.OtherProcess, work: object) -> None:
+        send(self, work)
+        if isinstance(work, tuple) and work[0] == "shard" and not killed:
+            killed.append(work[1].index)  # given its first shard, it dies on it
+            os.kill(self.proc.pid, signal.SIGKILL)
+
+    monkeypatch.setattr(split.OtherProcess, "send", send_then_kill)
+    one = run(["gpt2"], [spec], METRICS, jobs=1)
+    here = Here(monkeypatch)
+    got = run(["gpt2"], [spec], METRICS, jobs=None)
+    assert got.meta.executor is not None and got.meta.executor["chosen"] == "helper"
+    _same_as_serial(got, one)
+    assert killed and killed[0] in here.indexes  # its shard, run again here
+    assert sorted(here.indexes) == list(range(shards))
+
+
+@pytest.mark.parametrize(("case", "starts", "chosen"), [
+    ("one shard", True, "serial"),        # started before the suites load, then told None
+    ("split declined", True, "serial"),   # two tokenizers, the split saves too little
+    ("busy machine", False, "serial"),    # no second core free
+    ("tokenizer object", False, "serial"),  # the other process loads tokenizers by spec
+])
+def test_a_second_process_starts_with_a_free_core_and_ends_if_it_cannot_help(
+        monkeypatch: pytest.MonkeyPatch, case: str, starts: bool, chosen: str) -> None:
+    started: list[object] = []
+
+    class Recorded:
+        def __init__(self, target: object) -> None:
+            started.append(target)
+
+        def send(self, work: object) -> None:
+            assert work is None
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(split, "OtherProcess", Recorded)
+    monkeypatch.setattr(executors, "free_cores", lambda: 1.0 if case == "busy machine" else 2.0)
+    monkeypatch.setattr(split, "MIN_SAVED_S", float("inf"))
+    toks: list[object] = [load_tokenizer("bytes") if case == "tokenizer object" else "bytes"]
+    if case == "split declined":
+        toks.append("chars")
+    got = run(toks, ["code"], ["compression"], jobs=None)  # type: ignore[arg-type]
+    assert bool(started) is starts
+    assert got.meta.executor is not None and got.meta.executor.get("chosen") == chosen
+
+
+def test_a_preloaded_tokenizer_is_used_only_for_the_file_the_run_pinned() -> None:
+    cl100k = load_tokenizer("cl100k_base")
+    sha = cl100k.source.sha256
+    assert sha
+    preloaded = {"cl100k_base": cl100k}
+    assert _reuse(preloaded, PinnedSpec("cl100k_base", sha)) is cl100k
+    assert _reuse(preloaded, "cl100k_base") is cl100k
+    # pinned to another file: loaded again, and the file now is not the one pinned
+    with pytest.raises(InputError, match="its file changed during the run"):
+        _reuse(preloaded, PinnedSpec("cl100k_base", "0" * 64))
+    other = _reuse(preloaded, "gpt2")  # not preloaded (it failed there): loaded now
+    assert other.name == "gpt2" and other is not cl100k
+
+
+# -- the command line ---------------------------------------------------------------------
+
+class Started:
+    """Records the CLI's calls: the second process started, the suites read."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        from tokbench import suites
+        from tokbench.engine import runner
+
+        self.calls: list[str] = []
+        self.seconds: list[runner.SecondProcess] = []
+        start, load = runner.start_second_process, suites.load_suites
+
+        def started(*args: object, **kwargs: object) -> runner.SecondProcess | None:
+            second = start(*args, **kwargs)  # type: ignore[arg-type]
+            self.calls.append("second")
+            if second is not None:
+                self.seconds.append(second)
+            return second
+
+        def loaded(*args: object, **kwargs: object) -> object:
+            self.calls.append("suites")
+            return load(*args, **kwargs)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(runner, "start_second_process", started)
+        monkeypatch.setattr(suites, "load_suites", loaded)
+
+
+def test_the_command_line_starts_the_helper_before_it_reads_the_suites(
+        free: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from tokbench.cli import main
+    from tokbench.results import Results
+
+    corpus = tmp_path / "big.txt"  # 4.5 MB: three streamed shards of 2 MB
+    rng = random.Random(3)
+    corpus.write_text("".join(" ".join(rng.choices(WORDS, k=8)) + "\n"
+                              for _ in range(90_000)), encoding="utf-8")
+    argv = ["run", "-t", "bytes", "-s", f"text:{corpus}", "-m", "compression",
+            "--no-plots", "--no-html", "--no-history"]
+    assert main([*argv, "--out", str(tmp_path / "one"), "--jobs", "1"]) == 0
+    started = Started(monkeypatch)
+    assert main([*argv, "--out", str(tmp_path / "two")]) == 0
+    assert started.calls == ["second", "suites"]
+    one, two = Results.load(tmp_path / "one"), Results.load(tmp_path / "two")
+    assert two.meta.executor == {"kind": "AutoExecutor", "workers": usable_cores(),
+                                 "chosen": "helper"}
+    assert [r.to_dict() for r in two.rows if not r.metric.startswith("throughput")] == \
+        [r.to_dict() for r in one.rows if not r.metric.startswith("throughput")]
+    assert not started.seconds[0].other.proc.is_alive()
+
+
+def test_a_run_that_stops_before_it_starts_ends_the_second_process(
+        free: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from tokbench.cli import main
+
+    started = Started(monkeypatch)
+    code = main(["run", "-t", "bytes", "-s", f"text:{tmp_path / 'missing.txt'}",
+                 "--no-history", "--out", str(tmp_path / "out")])
+    assert code != 0 and started.calls == ["second", "suites"]
+    assert not started.seconds[0].other.proc.is_alive()
