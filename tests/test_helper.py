@@ -106,6 +106,23 @@ def test_a_helper_that_dies_has_its_shard_run_here(
     assert sorted(here.indexes) == list(range(shards))
 
 
+def test_a_run_that_stops_before_its_shards_ends_its_helper(
+        free: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tokbench.errors import UnknownNameError
+
+    made: list[ShardHelper] = []
+    init = ShardHelper.__init__
+
+    def recorded(h: ShardHelper, *args: object) -> None:
+        init(h, *args)  # type: ignore[arg-type]
+        made.append(h)
+
+    monkeypatch.setattr(ShardHelper, "__init__", recorded)
+    with pytest.raises(UnknownNameError, match="reference tokenizer"):
+        run(["gpt2"], [_corpus()], METRICS, jobs=None, reference="gtp2")
+    assert len(made) == 1 and not made[0].other.proc.is_alive()
+
+
 @pytest.mark.parametrize(("case", "starts", "chosen"), [
     ("one shard", True, "serial"),        # started before the suites load, then told None
     ("split declined", True, "serial"),   # two tokenizers, the split saves too little

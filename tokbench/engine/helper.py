@@ -1,12 +1,14 @@
 """A warm second process that runs document shards beside this one.
 
-A run on the default ``jobs`` that is not split by tokenizer (one tokenizer, or a split
-that would not pay: ``tokbench.engine.split``) still has the second process the split
-started before anything was loaded. Rather than end it, the run hands it the shards of
-its corpus: it loads the run's tokenizers while this process loads them too, then takes
-shards one at a time from the same queue as this process, so both cores encode from the
-first second and neither waits for the other at the end by more than one shard. A pool
-started at that point would first pay its interpreter, imports and loads (``AutoExecutor``).
+A run on the default ``jobs`` with a free core has a second process, started before
+anything was loaded (``tokbench.engine.runner.start_second_process``; the command line
+starts it before reading the suites). When the run is not split by tokenizer (one
+tokenizer, or a split that would not pay: ``tokbench.engine.split``), the run hands it the
+shards of its corpus instead of ending it: it loads the run's tokenizers while this
+process loads them too, then takes shards one at a time from the same queue as this
+process, so both cores encode from the first shards and neither waits for the other at the
+end by more than one shard. A pool started at that point would first pay its interpreter,
+imports and loads (``AutoExecutor``).
 
 Shards are the same as a pool's, and their statistics merge by addition in any order: the
 rows are those of one process. A helper that dies has its shard run here again; an error a

@@ -211,7 +211,11 @@ def run(
             return done
         suite_specs = split.suites  # loaded already
     runner = _Run(settings, families, metrics is not None, progress, on_unit, on_loaded)
-    return runner.go(tok_specs, suite_specs, resume, chosen, RunState(state))
+    try:
+        return runner.go(tok_specs, suite_specs, resume, chosen, RunState(state))
+    finally:
+        if may is not None:  # its helper ends too if the run stopped before its shards
+            chosen.close()
 
 
 def _settings(settings: Settings | None, options: dict[str, Any]) -> Settings:
@@ -926,8 +930,10 @@ class _Split:
 
 
 def _split_child(conn: Connection, parent: int) -> None:
-    """The other process of a split run: measure the tokenizers it is given, sending
-    its progress, checkpoints, results and (if asked) its part of the token viewer."""
+    """The run's second process: told None, it ends; told ``("split", ...)`` (a split
+    run), it measures the tokenizers it is given, sending its progress, checkpoints,
+    results and (if asked) its part of the token viewer; told ``("shards", specs)``,
+    perhaps after ``("preload", specs)``, it runs shards (``tokbench.engine.helper``)."""
     from tokbench.engine.executors import watch_parent
     from tokbench.engine.split import Outbox
 
