@@ -7,10 +7,13 @@ tree, sampled every 50 ms):
 
 * a bare loop: read the lines, ``encode`` each with every tokenizer (and ``decode``,
   since round-trip is asked), sum the lengths — the tokenizers' own cost;
-* ``tokbench run`` with ``--jobs 1``, ``--jobs 2`` and ``--executor dask`` (2 workers).
+* ``tokbench run`` with ``--jobs 1``, ``--jobs 2``, the default ``--jobs`` (on 2 cores:
+  this process and the helper, ``tokbench.engine.helper``) and ``--executor dask`` (2
+  workers).
 
 It prints the figures and the ratios (overhead = run / bare loop; scaling = jobs 1 /
-jobs 2; dask / jobs 2) and checks every non-timing row is identical across the runs.
+jobs 2; default / jobs 2; dask / jobs 2) and checks every non-timing row is identical
+across the runs.
 
     python tests/bench/stream_scale.py --repeats 5            # 100 MB
     python tests/bench/stream_scale.py --repeats 5,50 --only jobs1,jobs2   # + 1 GB memory
@@ -123,8 +126,8 @@ def deterministic_rows(path: Path) -> list[tuple]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", default="5", help="comma-separated corpus repeats")
-    ap.add_argument("--only", default="bare,jobs1,jobs2,dask",
-                    help="which measurements (bare, jobs1, jobs2, dask)")
+    ap.add_argument("--only", default="bare,jobs1,jobs2,default,dask",
+                    help="which measurements (bare, jobs1, jobs2, default, dask)")
     ap.add_argument("--tokenizers", default=TOKENIZERS)
     ap.add_argument("--metrics", default=METRICS)
     args = ap.parse_args()
@@ -143,7 +146,7 @@ def main() -> None:
                                          args.tokenizers])
                 figures["bare loop"] = (wall, peak)
                 print(f"  bare loop      {wall:8.1f} s  {peak / 2**30:6.2f} GiB", flush=True)
-            runs = {"jobs1": ["--jobs", "1"], "jobs2": ["--jobs", "2"],
+            runs = {"jobs1": ["--jobs", "1"], "jobs2": ["--jobs", "2"], "default": [],
                     "dask": ["--executor", "dask", "--jobs", "2"]}
             for key, extra in runs.items():
                 if key not in only:
@@ -161,6 +164,8 @@ def main() -> None:
                       f"{figures['jobs1'][0] / figures['bare loop'][0]:.3f}")
             if "jobs1" in figures and "jobs2" in figures:
                 print(f"  scaling (jobs1 / jobs2): {figures['jobs1'][0] / figures['jobs2'][0]:.3f}")
+            if "default" in figures and "jobs2" in figures:
+                print(f"  default / jobs2: {figures['default'][0] / figures['jobs2'][0]:.3f}")
             if "dask" in figures and "jobs2" in figures:
                 print(f"  dask / jobs2: {figures['dask'][0] / figures['jobs2'][0]:.3f}")
             keys = list(rows)
