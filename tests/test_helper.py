@@ -154,6 +154,16 @@ def test_a_second_process_starts_with_a_free_core_and_ends_if_it_cannot_help(
     assert got.meta.executor is not None and got.meta.executor.get("chosen") == chosen
 
 
+def test_no_second_process_is_started_early_for_a_run_that_will_not_take_it(
+        free: None) -> None:
+    from tokbench.engine.runner import start_second_process
+
+    assert start_second_process(["bytes"], jobs=1) is None  # --jobs forces its number
+    assert start_second_process(["bytes"], jobs=None, executor="dask") is None
+    assert start_second_process(["bytes", "bytes"], jobs=None) is None  # said as a dup
+    assert start_second_process([load_tokenizer("bytes")], jobs=None) is None  # type: ignore[list-item]
+
+
 def test_a_preloaded_tokenizer_is_used_only_for_the_file_the_run_pinned() -> None:
     cl100k = load_tokenizer("cl100k_base")
     sha = cl100k.source.sha256

@@ -729,7 +729,8 @@ def start_second_process(tokenizers: Sequence[str], *, jobs: int | None,
     from tokbench.loading.loader import local_file
 
     specs = list(tokenizers)
-    if jobs is not None or executor != "local" or len(set(specs)) != len(specs):
+    if jobs is not None or executor != "local" or len(set(specs)) != len(specs) \
+            or not all(isinstance(s, str) for s in specs):
         return None
     free = free_cores()
     if free < SECOND_CORE:
