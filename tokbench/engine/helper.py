@@ -45,14 +45,11 @@ class ShardHelper:
         self._take: Callable[[], ShardTask | None] | None = None
         self._busy: ShardTask | None = None  # the shard it is working on
         self._results: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
-        self._reader: threading.Thread | None = None
 
     def install(self, run_id: str, payload: Sequence[tuple[str, object]]) -> None:
         """The run's tokenizers by name and how to load them (``PinnedSpec``...)."""
         self.other.send(("install", (run_id, list(payload))))
-        self._reader = threading.Thread(target=self._read, daemon=True,
-                                        name="tokbench-helper-reader")
-        self._reader.start()
+        threading.Thread(target=self._read, daemon=True, name="tokbench-helper-reader").start()
 
     def _read(self) -> None:
         for kind, body in self.other.messages(block=True):

@@ -717,30 +717,37 @@ def start_second_process(tokenizers: Sequence[str], *, jobs: int | None,
     ``metrics`` adds to them), it starts loading the tokenizers at once, to run document
     shards (``tokbench.engine.helper``)."""
     from tokbench.engine.executors import free_cores
-    from tokbench.engine.split import (
-        FAMILY_COSTS_PER_MB,
-        MIN_SAVED_S,
-        SECOND_CORE,
-        OtherProcess,
-        balance,
-        saving,
-        tokenizer_cost,
-    )
-    from tokbench.loading.loader import local_file
+    from tokbench.engine.split import FAMILY_COSTS_PER_MB, MIN_SAVED_S, SECOND_CORE, OtherProcess
 
     specs = list(tokenizers)
-    if jobs is not None or executor != "local" or len(set(specs)) != len(specs) \
-            or not all(isinstance(s, str) for s in specs):
+    if jobs is not None or executor != "local" or not _by_spec(specs):
         return None
     free = free_cores()
     if free < SECOND_CORE:
         return None
-    costs = [tokenizer_cost(*local_file(s)) for s in specs]
     grows = not FAMILY_COSTS_PER_MB.keys().isdisjoint(resolve_families(metrics))
     other = OtherProcess(_split_child)
-    if len(specs) == 1 or (not grows and saving(costs, balance(costs)) < MIN_SAVED_S):
+    if len(specs) == 1 or (not grows and _estimate(specs)[1] < MIN_SAVED_S):
         other.send(("preload", specs))
     return SecondProcess(other, free)
+
+
+def _by_spec(specs: Sequence[Any]) -> bool:
+    """Whether the tokenizers are distinct spec strings (a second process loads them)."""
+    return all(isinstance(s, str) for s in specs) and len(set(specs)) == len(specs)
+
+
+def _estimate(specs: Sequence[str], families: Sequence[str] = (), text: int = 0
+              ) -> tuple[list[bool], float]:
+    """Which tokenizers the other process would take (``split.balance``) and the seconds
+    that saves (``split.saving``), by the costs of their files, ``families`` and ``text``
+    (bytes)."""
+    from tokbench.engine.split import balance, saving, tokenizer_cost
+    from tokbench.loading.loader import local_file
+
+    costs = [tokenizer_cost(*local_file(s), families, text) for s in specs]
+    other = balance(costs)
+    return other, saving(costs, other)
 
 
 def _second_process(executor: Executor, specs: list[Any], families: list[str],
@@ -756,9 +763,7 @@ def _second_process(executor: Executor, specs: list[Any], families: list[str],
     from tokbench.engine.executors import AutoExecutor, free_cores
     from tokbench.engine.split import SECOND_CORE
 
-    if not isinstance(executor, AutoExecutor):
-        return None
-    if not all(isinstance(s, str) for s in specs) or len(set(specs)) != len(specs):
+    if not isinstance(executor, AutoExecutor) or not _by_spec(specs):
         return None
     free = early.free if early is not None else free_cores()
     if free < SECOND_CORE:
@@ -794,15 +799,7 @@ class _Split:
         (measured now, they would count it as another's); ``splittable``: nothing known
         before the suites keeps the run in one process (``_second_process``)."""
         from tokbench.engine.executors import AutoExecutor
-        from tokbench.engine.split import (
-            SPLIT,
-            balance,
-            choose,
-            saving,
-            sendable,
-            tokenizer_cost,
-        )
-        from tokbench.loading.loader import local_file
+        from tokbench.engine.split import SPLIT, choose, sendable
 
         wall0 = time.perf_counter()
         helps = False
@@ -810,15 +807,14 @@ class _Split:
             self.suites = [_load_suite(s) for s in suite_specs]
             shards = [sh for s in self.suites for sh in s.plan_shards(1)[0]]
             text = sum(sh.nbytes for sh in shards)
-            costs = [tokenizer_cost(*local_file(s), self.families, text) for s in specs]
-            other = balance(costs)
+            other, saved = _estimate(specs, self.families, text)
             mine = [s for s, o in zip(specs, other, strict=True) if not o]
             theirs = [s for s, o in zip(specs, other, strict=True) if o]
             splittable = splittable and bool(mine and theirs) and sendable(
                 {s.name: s for s in self.suites})
             if choose(tokenizers=len(specs), free_cores=free,
                       work_bytes=text * len(specs), splittable=splittable,
-                      saved_s=saving(costs, other)) != SPLIT:
+                      saved_s=saved) != SPLIT:
                 if isinstance(executor, AutoExecutor) and len(shards) >= 2:
                     from tokbench.engine.helper import ShardHelper
 

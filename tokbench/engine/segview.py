@@ -53,14 +53,13 @@ def morph_view(tokenizers: Mapping[str, Tokenizer], text: str, lang: str,
     if analyzer is None:
         return None
     morph = analyzer.boundaries(text)
+    tables = {} if tables is None else tables
     rows: dict[str, Any] = {}
     for name, tok in tokenizers.items():
         try:
-            table = tables.get(name) if tables is not None else None
-            if table is None or table.tokenizer is not tok:
-                table = TokenTable(tok)
-                if tables is not None:
-                    tables[name] = table
+            table = tables.get(name)
+            if table is None:
+                table = tables[name] = TokenTable(tok)
             cuts = token_cuts(tok, text, table)
         except Exception as e:  # one text a tokenizer raises on must not sink the view
             rows[name] = {"error": f"{type(e).__name__}: {e}"}
