@@ -1,7 +1,7 @@
 """The run's second process running document shards beside this one when the run is not
-split by tokenizer (``tokbench.engine.helper``): the rows of one process, a helper that dies
-has its shard run here, and a tokenizer it preloaded is used only if its file is the one
-the run pinned."""
+split by tokenizer (``tokbench.engine.helper``), spawned early or forked once the
+tokenizers are loaded: the rows of one process, a helper that dies has its shard run here,
+and a tokenizer it preloaded is used only if its file is the one the run pinned."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.test_split import _same_as_serial
-from tokbench.engine import executors, split
+from tokbench.engine import executors, helper, runner, split
 from tokbench.engine.executors import usable_cores
 from tokbench.engine.helper import ShardHelper, _reuse
 from tokbench.engine.runner import run
@@ -69,13 +69,25 @@ class Here:
         return self.real(task)
 
 
+@pytest.fixture(params=[True, False], ids=["forked", "spawned"])
+def forks(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> bool:
+    """The helper forked once the tokenizers are loaded (Linux), or spawned at the start
+    and loading them itself (elsewhere)."""
+    if request.param and not helper.can_fork():
+        pytest.skip("forks a helper only on Linux")
+    monkeypatch.setattr(runner, "can_fork", lambda: request.param)
+    return bool(request.param)
+
+
 def test_one_tokenizer_runs_its_shards_in_both_processes(
-        free: None, monkeypatch: pytest.MonkeyPatch) -> None:
+        free: None, forks: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     spec = _corpus()
     shards = len(spec.plan_shards(usable_cores())[0])
     one = run(["cl100k_base"], [spec], METRICS, jobs=1)
     here = Here(monkeypatch)
+    monkeypatch.delenv("TOKENIZERS_PARALLELISM", raising=False)
     got = run(["cl100k_base"], [spec], METRICS, jobs=None)
+    assert "TOKENIZERS_PARALLELISM" not in os.environ  # set for the fork alone
     assert got.meta.executor == {"kind": "AutoExecutor", "workers": usable_cores(),
                                  "chosen": "helper"}
     _same_as_serial(got, one)
@@ -84,7 +96,7 @@ def test_one_tokenizer_runs_its_shards_in_both_processes(
 
 
 def test_a_helper_that_dies_has_its_shard_run_here(
-        free: None, monkeypatch: pytest.MonkeyPatch) -> None:
+        free: None, forks: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     spec = _corpus()
     shards = len(spec.plan_shards(usable_cores())[0])
     killed: list[int] = []
@@ -107,7 +119,7 @@ def test_a_helper_that_dies_has_its_shard_run_here(
 
 
 def test_a_run_that_stops_before_its_shards_ends_its_helper(
-        free: None, monkeypatch: pytest.MonkeyPatch) -> None:
+        free: None, forks: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     from tokbench.errors import UnknownNameError
 
     made: list[ShardHelper] = []
@@ -120,22 +132,26 @@ def test_a_run_that_stops_before_its_shards_ends_its_helper(
     monkeypatch.setattr(ShardHelper, "__init__", recorded)
     with pytest.raises(UnknownNameError, match="reference tokenizer"):
         run(["gpt2"], [_corpus()], METRICS, jobs=None, reference="gtp2")
-    assert len(made) == 1 and not made[0].other.proc.is_alive()
+    if forks:  # it stopped once loaded, before the helper was forked
+        assert made == []
+    else:  # spawned at the start
+        assert len(made) == 1 and not made[0].other.proc.is_alive()
 
 
-@pytest.mark.parametrize(("case", "starts", "chosen"), [
+@pytest.mark.parametrize(("case", "spawned", "chosen"), [
     ("one shard", True, "serial"),        # started before the suites load, then told None
     ("split declined", True, "serial"),   # two tokenizers, the split saves too little
     ("busy machine", False, "serial"),    # no second core free
     ("tokenizer object", False, "serial"),  # the other process loads tokenizers by spec
 ])
 def test_a_second_process_starts_with_a_free_core_and_ends_if_it_cannot_help(
-        monkeypatch: pytest.MonkeyPatch, case: str, starts: bool, chosen: str) -> None:
+        monkeypatch: pytest.MonkeyPatch, forks: bool, case: str, spawned: bool,
+        chosen: str) -> None:
     started: list[object] = []
 
     class Recorded:
-        def __init__(self, target: object) -> None:
-            started.append(target)
+        def __init__(self, target: object, method: str = "spawn", args: object = ()) -> None:
+            started.append(method)
 
         def send(self, work: object) -> None:
             assert work is None
@@ -150,8 +166,35 @@ def test_a_second_process_starts_with_a_free_core_and_ends_if_it_cannot_help(
     if case == "split declined":
         toks.append("chars")
     got = run(toks, ["code"], ["compression"], jobs=None)  # type: ignore[arg-type]
-    assert bool(started) is starts
+    # a run that cannot split forks its helper once loaded, and one shard needs none
+    assert started == (["spawn"] if spawned and not forks else [])
     assert got.meta.executor is not None and got.meta.executor.get("chosen") == chosen
+
+
+def test_a_split_that_does_not_pay_ends_the_spawned_process_and_forks_the_helper(
+        free: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two tokenizers whose files' costs allow a split: the other process is spawned at
+    once; the suites loaded, the split saves too little: it is ended, and the helper is
+    forked once this process has loaded the tokenizers."""
+    if not helper.can_fork():
+        pytest.skip("forks a helper only on Linux")
+    methods: list[str] = []
+    real = split.OtherProcess.__init__
+
+    def recorded(self: split.OtherProcess, target: object, method: str = "spawn",
+                 args: tuple[object, ...] = ()) -> None:
+        methods.append(method)
+        real(self, target, method, args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(split.OtherProcess, "__init__", recorded)
+    monkeypatch.setattr(runner, "shards_only", lambda specs, families: False)
+    monkeypatch.setattr(split, "choose", lambda **kwargs: split.AUTO)  # the split declined
+    spec = _corpus()
+    one = run(["gpt2", "bytes"], [spec], METRICS, jobs=1)
+    got = run(["gpt2", "bytes"], [spec], METRICS, jobs=None)
+    assert methods == ["spawn", "fork"]
+    assert got.meta.executor is not None and got.meta.executor["chosen"] == "helper"
+    _same_as_serial(got, one)
 
 
 def test_no_second_process_is_started_early_for_a_run_that_will_not_take_it(
@@ -207,7 +250,9 @@ class Started:
 
 
 def test_the_command_line_starts_the_helper_before_it_reads_the_suites(
-        free: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+        free: None, forks: bool, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Spawned: before the suites are read, so that its start overlaps them; forked: it
+    is decided then, and forked once the tokenizers are loaded."""
     from tokbench.cli import main
     from tokbench.results import Results
 
@@ -219,6 +264,7 @@ def test_the_command_line_starts_the_helper_before_it_reads_the_suites(
             "--no-plots", "--no-html", "--no-history"]
     assert main([*argv, "--out", str(tmp_path / "one"), "--jobs", "1"]) == 0
     started = Started(monkeypatch)
+    helpers = Here(monkeypatch).helpers
     assert main([*argv, "--out", str(tmp_path / "two")]) == 0
     assert started.calls == ["second", "suites"]
     one, two = Results.load(tmp_path / "one"), Results.load(tmp_path / "two")
@@ -226,15 +272,27 @@ def test_the_command_line_starts_the_helper_before_it_reads_the_suites(
                                  "chosen": "helper"}
     assert [r.to_dict() for r in two.rows if not r.metric.startswith("throughput")] == \
         [r.to_dict() for r in one.rows if not r.metric.startswith("throughput")]
-    assert not started.seconds[0].other.proc.is_alive()
+    second = started.seconds[0].other
+    assert (second is None) is forks  # forked: nothing was started before the loads
+    assert len(helpers) == 1 and not helpers[0].other.proc.is_alive()
+    assert second is None or second is helpers[0].other
 
 
+@pytest.mark.parametrize("tokenizers", ["bytes", "bytes,chars"])
 def test_a_run_that_stops_before_it_starts_ends_the_second_process(
-        free: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+        free: None, forks: bool, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        tokenizers: str) -> None:
+    """Spawned early (one tokenizer when no fork is to come; two that may split), it is
+    ended when no suite loads."""
     from tokbench.cli import main
 
+    monkeypatch.setattr(split, "MIN_SAVED_S", 0.0)  # two tokenizers may split
     started = Started(monkeypatch)
-    code = main(["run", "-t", "bytes", "-s", f"text:{tmp_path / 'missing.txt'}",
+    code = main(["run", "-t", tokenizers, "-s", f"text:{tmp_path / 'missing.txt'}",
                  "--no-history", "--out", str(tmp_path / "out")])
     assert code != 0 and started.calls == ["second", "suites"]
-    assert not started.seconds[0].other.proc.is_alive()
+    other = started.seconds[0].other
+    if forks and tokenizers == "bytes":  # to be forked once loaded: nothing started
+        assert other is None
+    else:
+        assert other is not None and not other.proc.is_alive()

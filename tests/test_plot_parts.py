@@ -4,16 +4,18 @@ reported and redone here, never waited for."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from tokbench.cli import render_worker
 from tokbench.cli.output import write_outputs
 from tokbench.cli.render_worker import NICE, PATIENCE, RenderWorker
 from tokbench.engine.runner import run
@@ -167,26 +169,27 @@ def test_bar_labels_left_out_of_the_layout_change_no_pixel(
     assert some != draw("none.png")
 
 
-@pytest.mark.parametrize(("free", "imported", "pays"), [
-    ([0, 1, 2], False, True),    # results.csv needs no import
-    ([1, 2, 3], False, True),    # 0.8 s import + 1.2 s < 2.7 s of plots left
-    ([2, 3], False, False),      # 0.8 + 1.0 > 1.5: the warm worker is done sooner
-    ([3], False, False),         # the last plot: never worth the import
-    ([3], True, True),           # matplotlib here already: any free plot
+@pytest.mark.parametrize(("free", "imported", "drawers", "cores", "pays"), [
+    ([0, 1, 2], False, 1, 2, True),    # results.csv needs no import
+    ([1, 2, 3], False, 1, 2, True),    # 0.8 s import + 1.2 s < 2.7 s of plots left
+    ([2, 3], False, 1, 2, False),      # 0.8 + 1.0 > 1.5: the warm worker is done sooner
+    ([3], False, 1, 2, False),         # the last plot: never worth the import
+    ([3], True, 1, 2, True),           # matplotlib here already: any free plot
+    ([1, 2, 3], False, 2, 2, False),   # the worker and its sibling have both cores
+    ([1, 2, 3], False, 1, 1, False),   # one core, the worker's
+    ([1, 2, 3], False, 2, 4, False),   # 0.8 + 1.2 > 2.7 / 2: two drawers are done sooner
+    ([0, 1, 2], False, 2, 2, True),    # results.csv: no import, no core to wait for
 ])
 def test_this_process_takes_a_plot_only_when_that_ends_sooner(
-        monkeypatch: pytest.MonkeyPatch, free: list[int], imported: bool,
-        pays: bool) -> None:
-    import sys
-
-    from tokbench.cli import render_worker
-
+        monkeypatch: pytest.MonkeyPatch, free: list[int], imported: bool, drawers: int,
+        cores: int, pays: bool) -> None:
     if imported:
         monkeypatch.setitem(sys.modules, "matplotlib.figure", sys)
     else:
         monkeypatch.delitem(sys.modules, "matplotlib.figure", raising=False)
+    monkeypatch.setattr(render_worker, "_cores", lambda: cores)
     assert render_worker.IMPORT_S == 0.8
-    assert render_worker._pays_here(free, [0.0, 1.2, 1.0, 0.5]) is pays
+    assert render_worker._pays_here(free, [0.0, 1.2, 1.0, 0.5], drawers) is pays
 
 
 def _taken(worker: RenderWorker) -> int:
@@ -206,6 +209,10 @@ def test_the_render_worker_writes_the_files_one_process_writes(results: Results,
         _wait_for(lambda: _taken(worker) == 7)
         shared = write_outputs(results, tmp_path / "shared", html=False, worker=worker)
         assert worker.failure is None
+        # 6 plots and a second core: a sibling forked by the warm worker drew beside it,
+        # and ended with its jobs
+        assert len(worker.siblings) == (1 if render_worker._cores() >= 2 else 0)
+        assert not any(_alive(pid) for pid in worker.siblings)
     assert [p.name for p in shared] == [p.name for p in alone] == [
         "results.json", "results.csv", "premium_multilingual.png",
         "fairness_multilingual.png", "bytes_per_token_code.png",
@@ -257,28 +264,64 @@ def test_a_plot_with_nothing_to_draw_is_left_out_of_drafted_reports(
     assert "fairness_multilingual.png" in page and empty not in page
 
 
-def test_jobs_of_a_killed_worker_are_done_here(results: Results, tmp_path: Path) -> None:
-    write_outputs(results, tmp_path / "alone", html=False)
+def _workers_at_work(results: Results, tmp_path: Path) -> Iterator[tuple[Path, RenderWorker]]:
+    """Up to 5 workers in turn (not starved by a busy machine), each sent the results to
+    draw into a folder of its own, and closed once the caller moves on."""
     for attempt in range(5):
         out = tmp_path / f"shared{attempt}"
-        worker = RenderWorker.start(nice=0)  # not starved by a busy machine
+        worker = RenderWorker.start(nice=0)
         assert worker is not None
         with worker:
             worker.send(as_saved(results), out, plots=True)
-            _wait_for(lambda w=worker: _taken(w) >= 2)  # results.csv written, a plot under way
-            os.kill(worker.pid, signal.SIGSTOP)
-            if not _in_flight(results, worker, out):  # it finished before we looked
-                continue
-            os.kill(worker.pid, signal.SIGKILL)  # killed with a job taken and not done
-            write_outputs(results, out, html=False, worker=worker)
-            # write_outputs sends the results again (a run sends once): that finds the
-            # pipe closed if the kill took effect first, else the wait finds it dead
-            assert worker.failure in ("the render worker ended early (exit code -9)",
-                                      "the render worker could not be reached "
-                                      "([Errno 32] Broken pipe)")
+            yield out, worker
+
+
+def test_jobs_of_a_killed_worker_are_done_here(results: Results, tmp_path: Path) -> None:
+    write_outputs(results, tmp_path / "alone", html=False)
+    for out, worker in _workers_at_work(results, tmp_path):
+        _wait_for(lambda w=worker: _taken(w) >= 2)  # two jobs taken
+        os.kill(worker.pid, signal.SIGSTOP)
+        if not _in_flight(results, worker, out):  # it finished before we looked
+            continue
+        os.kill(worker.pid, signal.SIGKILL)  # killed with a job taken and not done
+        write_outputs(results, out, html=False, worker=worker)
+        # write_outputs sends the results again (a run sends once): that finds the
+        # pipe closed if the kill took effect first, else the wait finds it dead
+        assert worker.failure in ("the render worker ended early (exit code -9)",
+                                  "the render worker could not be reached "
+                                  "([Errno 32] Broken pipe)")
         assert _files(out) == _files(tmp_path / "alone")
         return
     pytest.fail("the worker finished every job before it could be stopped, 5 times")
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid``."""
+    kids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, IndexError):
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                kids.append(int(stat.parent.name))
+    return kids
+
+
+@pytest.mark.skipif(render_worker._cores() < 2 or not hasattr(os, "fork"),
+                    reason="a sibling is forked only with a second core")
+def test_a_sibling_dies_with_its_killed_worker_and_its_jobs_are_done_here(
+        results: Results, tmp_path: Path) -> None:
+    write_outputs(results, tmp_path / "alone", html=False)
+    for out, worker in _workers_at_work(results, tmp_path):
+        _wait_for(lambda w=worker: bool(_children(w.pid)) or _taken(w) == 7)
+        siblings = _children(worker.pid)
+        if not siblings or _taken(worker) == 7:  # every job taken before we looked
+            continue
+        os.kill(worker.pid, signal.SIGKILL)
+        _wait_for(lambda s=siblings: not any(_alive(pid) for pid in s), seconds=5.0)
+        write_outputs(results, out, html=False, worker=worker)
+        assert worker.failure is not None
+        assert _files(out) == _files(tmp_path / "alone")  # what they left half-written too
+        return
+    pytest.fail("the worker and its sibling took every job before they could be stopped")
 
 
 def _in_flight(results: Results, worker: RenderWorker, out: Path) -> bool:

@@ -72,7 +72,7 @@ def write_outputs(results: Results, out_dir: str | Path, plots: bool = True,
     name, or by loading the run's files again), then takes the jobs it has not taken.
     Without a worker (``--jobs 1``) everything is done in this process, in order.
     """
-    from tokbench.cli.render_worker import file_jobs, plot_file
+    from tokbench.cli.render_worker import file_jobs, job_file
     from tokbench.render.markdown import render_markdown
 
     out = Path(out_dir)
@@ -86,7 +86,7 @@ def write_outputs(results: Results, out_dir: str | Path, plots: bool = True,
     jobs = file_jobs(results, out, plots)
     draft, expected = None, []
     if worker is not None:  # while the worker draws: what needs no plot drawn
-        expected = [plot_file(job) for job in jobs[1:]]
+        expected = [job_file(job).name for job in jobs[1:]]
         md = write_atomic(out / "report.md", render_markdown(results, expected))
         if html:
             from tokbench.render.html import html_draft

@@ -20,6 +20,7 @@ from concurrent.futures import CancelledError
 from typing import TYPE_CHECKING, Any, Protocol
 
 from tokbench.adapters.base import first_line
+from tokbench.engine.watch import watch_parent
 from tokbench.engine.work import (
     ShardResult,
     ShardTask,
@@ -199,6 +200,8 @@ class AutoExecutor:
         self._total = self._shards = 0
         self._load_s = 0.0
         self.helper: ShardHelper | None = None
+        #: fork the helper once the tokenizers are loaded (``helper.fork_helper``)
+        self.forks = False
 
     def expect(self, nbytes: int, shards: int, load_s: float) -> None:
         """What the planner knows before any shard: the bytes to encode (summed over the
@@ -212,10 +215,15 @@ class AutoExecutor:
         the caller goes on) when the corpus is so large that it pays at any speed."""
         self._serial.start(run_id, tokenizers, specs)
         self._run = (run_id, tokenizers, specs)
+        eager = self._total >= EAGER_BYTES and self._parallel(self._shards) >= 1.5
+        if self.forks and self.helper is None and self._shards >= 2 and not (
+                eager and self.workers > 2):
+            from tokbench.engine.helper import fork_helper
+
+            self.helper = fork_helper(tokenizers, specs)
         if self.helper is not None:
             self.helper.install(run_id, specs)
-        if self._total >= EAGER_BYTES and self._parallel(self._shards) >= 1.5 and (
-                self.helper is None or self.workers > 2):
+        if eager and (self.helper is None or self.workers > 2):
             self._start_pool()
 
     def _start_pool(self) -> bool:
@@ -337,19 +345,6 @@ def _pool_worker(run_id: str, specs: Sequence[tuple[str, object]], parent: int) 
     (``kill -9`` leaves no orphan encoding on)."""
     watch_parent(parent)
     install_from_specs(run_id, specs)
-
-
-def watch_parent(parent: int) -> None:
-    """End this worker process as soon as ``parent`` (the run's process) is gone."""
-    import threading
-    import time
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(0.5)
-        os._exit(1)
-
-    threading.Thread(target=watch, daemon=True, name="tokbench-parent-watch").start()
 
 
 class DaskExecutor:

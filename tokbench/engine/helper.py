@@ -10,6 +10,13 @@ process, so both cores encode from the first shards and neither waits for the ot
 end by more than one shard. A pool started at that point would first pay its interpreter,
 imports and loads (``AutoExecutor``).
 
+Where the run would not split whatever its suites (``tokbench.engine.runner``'s
+``shards_only``) and the platform forks cheaply (Linux), no second process is started
+early: once this process has loaded the run's tokenizers, it forks the helper
+(``fork_helper``), which has them all from its first moment. On FLORES devtest in four
+languages with cl100k_base and xlm-roberta, a spawned helper spent 1.3-1.7 s of a core
+loading what this process was loading too (xlm-roberta's tokenizer.json alone: 1.0 s).
+
 Shards are the same as a pool's, and their statistics merge by addition in any order: the
 rows are those of one process. A helper that dies has its shard run here again; an error a
 shard raises there ends the run with that error, as in a pool.
@@ -17,7 +24,9 @@ shard raises there ends the run with that error, as in a pool.
 
 from __future__ import annotations
 
+import os
 import queue
+import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -130,6 +139,70 @@ class ShardHelper:
         """End the helper (it has nothing left to do, or the run stopped)."""
         self.other.send(None)
         self.other.close()
+
+
+def can_fork() -> bool:
+    """Whether a helper is forked after the loads (``fork_helper``): on Linux, where a
+    fork copies nothing until it is written (elsewhere a fork with threads running, or
+    under macOS's frameworks, is unsafe)."""
+    import multiprocessing
+
+    return sys.platform == "linux" and "fork" in multiprocessing.get_all_start_methods()
+
+
+def fork_helper(tokenizers: Sequence[tuple[str, Tokenizer]],
+                specs: Sequence[tuple[str, object]]) -> ShardHelper | None:
+    """A helper forked from this process, which has loaded ``tokenizers`` (by name, as
+    ``specs`` say how: a spec string, or one ``PinnedSpec`` to its file): it starts with
+    them loaded. None when a tokenizer has no spec string (the helper's protocol names
+    them by spec) or no process can start."""
+    from tokbench.engine.split import OtherProcess
+    from tokbench.engine.work import PinnedSpec
+
+    how = dict(specs)
+    preloaded = {}
+    for name, tok in tokenizers:
+        spec = how.get(name)
+        spec = spec.spec if isinstance(spec, PinnedSpec) else spec
+        if not isinstance(spec, str):
+            return None
+        preloaded[spec] = tok
+    # the tokenizers library warns on a fork once its threads were used, unless told
+    # whether to use them: the helper encodes text by text, never with them
+    quiet = "TOKENIZERS_PARALLELISM" not in os.environ
+    if quiet:
+        os.environ["TOKENIZERS_PARALLELISM"] = "false"
+    try:
+        other = OtherProcess(forked_child, method="fork", args=(preloaded,))
+    except OSError:
+        return None
+    finally:
+        if quiet:
+            os.environ.pop("TOKENIZERS_PARALLELISM", None)
+    return ShardHelper(other, list(preloaded))
+
+
+def forked_child(conn: Connection, parent: int, preloaded: dict[str, Tokenizer]) -> None:
+    """The forked helper: told ``("shards", specs)`` it runs shards (``serve``) with the
+    tokenizers of the process it was forked from; told None, it ends. It never writes to
+    the terminal: another thread of that process (the progress display) may have held a
+    stream's lock at the fork."""
+    from tokbench.engine.split import Outbox, sendable_error
+    from tokbench.engine.watch import watch_parent
+
+    sys.stdout = sys.stderr = open(os.devnull, "w")  # noqa: SIM115 (until it ends)
+    watch_parent(parent)
+    outbox = Outbox(conn)  # this process never waits for the run's process to read
+    try:
+        work = conn.recv()
+        if work is not None:
+            serve(conn, outbox, work[1], preloaded)
+    except KeyboardInterrupt:  # Ctrl-C reaches both processes; the run's process says it
+        return
+    except BaseException as e:
+        outbox.send(("error", sendable_error(e)))
+    finally:
+        outbox.close(wait=None)  # all said (a pipe whose reader is gone fails at once)
 
 
 def preload(specs: Sequence[str]) -> dict[str, Tokenizer]:

@@ -22,8 +22,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tokbench.constants import ALL, PIVOT, VOCAB_SUITE
+from tokbench.engine.helper import can_fork
 from tokbench.engine.presets import DEFAULT_TOKENIZERS
-from tokbench.engine.split import Mark
+from tokbench.engine.split import Mark, sendable_error
 from tokbench.engine.state import RunState, SuiteProgress, unit_key
 from tokbench.engine.work import PinnedSpec, ShardResult, ShardTask
 from tokbench.environment import git_commit, machine_info
@@ -200,9 +201,19 @@ def run(
     chosen = _executor(executor, jobs, scheduler)
     may = _second_process(chosen, tok_specs, families, settings, second) \
         if resume is None else None
-    if may is None and second is not None:
+    forks = False  # the helper forked once the tokenizers are loaded (``fork_helper``)
+    if may is not None and second is not None:
+        forks = second.other is None
+    elif may is not None:
+        forks = can_fork() and shards_only([str(s) for s in tok_specs], families)
+    if (may is None or forks) and second is not None:
         second.close()
-    if may is not None:
+    if forks:
+        from tokbench.engine.executors import AutoExecutor
+
+        if isinstance(chosen, AutoExecutor):  # as ``may`` says
+            chosen.forks = True
+    elif may is not None:
         free, splittable = may
         split = _Split(settings, families, metrics is not None, progress, on_unit, on_loaded,
                        second.other if second is not None else None)
@@ -696,15 +707,17 @@ class _Run:
 class SecondProcess:
     """A run's second process started before anything is loaded (``start_second_process``),
     and the free cores measured before it started (measured after, they would count it as
-    another's)."""
+    another's). ``other`` None: it is forked once the tokenizers are loaded (a run that
+    will not split, ``shards_only``; ``tokbench.engine.helper.fork_helper``)."""
 
-    other: OtherProcess
+    other: OtherProcess | None
     free: float
 
     def close(self) -> None:
         """End it (the run did not take it; closing twice is harmless)."""
-        self.other.send(None)
-        self.other.close()
+        if self.other is not None:
+            self.other.send(None)
+            self.other.close()
 
 
 def start_second_process(tokenizers: Sequence[str], *, jobs: int | None,
@@ -715,9 +728,10 @@ def start_second_process(tokenizers: Sequence[str], *, jobs: int | None,
     will have none (``_second_process``). When the run cannot split whatever its suites
     (one tokenizer, or the files' costs say a split saves too little and no family of
     ``metrics`` adds to them), it starts loading the tokenizers at once, to run document
-    shards (``tokbench.engine.helper``)."""
+    shards (``tokbench.engine.helper``); where it can, it starts nothing now and the run
+    forks its helper once it has loaded them (``SecondProcess.other`` None)."""
     from tokbench.engine.executors import free_cores
-    from tokbench.engine.split import FAMILY_COSTS_PER_MB, MIN_SAVED_S, SECOND_CORE, OtherProcess
+    from tokbench.engine.split import SECOND_CORE, OtherProcess
 
     specs = list(tokenizers)
     if jobs is not None or executor != "local" or not _by_spec(specs):
@@ -725,11 +739,24 @@ def start_second_process(tokenizers: Sequence[str], *, jobs: int | None,
     free = free_cores()
     if free < SECOND_CORE:
         return None
-    grows = not FAMILY_COSTS_PER_MB.keys().isdisjoint(resolve_families(metrics))
+    if not shards_only(specs, resolve_families(metrics)):
+        return SecondProcess(OtherProcess(_split_child), free)
+    if can_fork():
+        return SecondProcess(None, free)
     other = OtherProcess(_split_child)
-    if len(specs) == 1 or (not grows and _estimate(specs)[1] < MIN_SAVED_S):
-        other.send(("preload", specs))
+    other.send(("preload", specs))
     return SecondProcess(other, free)
+
+
+def shards_only(specs: Sequence[str], families: Sequence[str]) -> bool:
+    """Whether a run of ``specs`` cannot be split by tokenizer whatever its suites: one
+    tokenizer, or the files' costs say a split saves too little (``split.MIN_SAVED_S``)
+    and no family adds to them (``split.FAMILY_COSTS_PER_MB``). Its second process runs
+    document shards."""
+    from tokbench.engine.split import FAMILY_COSTS_PER_MB, MIN_SAVED_S
+
+    grows = not FAMILY_COSTS_PER_MB.keys().isdisjoint(families)
+    return len(specs) == 1 or (not grows and _estimate(specs)[1] < MIN_SAVED_S)
 
 
 def _by_spec(specs: Sequence[Any]) -> bool:
@@ -815,7 +842,10 @@ class _Split:
             if choose(tokenizers=len(specs), free_cores=free,
                       work_bytes=text * len(specs), splittable=splittable,
                       saved_s=saved) != SPLIT:
-                if isinstance(executor, AutoExecutor) and len(shards) >= 2:
+                if isinstance(executor, AutoExecutor) and len(shards) >= 2 and can_fork():
+                    executor.forks = True  # once loaded, not loading here and there
+                    self.other.send(None)
+                elif isinstance(executor, AutoExecutor) and len(shards) >= 2:
                     from tokbench.engine.helper import ShardHelper
 
                     executor.helper = ShardHelper(self.other, specs)
@@ -931,8 +961,8 @@ def _split_child(conn: Connection, parent: int) -> None:
     run), it measures the tokenizers it is given, sending its progress, checkpoints,
     results and (if asked) its part of the token viewer; told ``("shards", specs)``,
     perhaps after ``("preload", specs)``, it runs shards (``tokbench.engine.helper``)."""
-    from tokbench.engine.executors import watch_parent
     from tokbench.engine.split import Outbox
+    from tokbench.engine.watch import watch_parent
 
     watch_parent(parent)
     outbox = Outbox(conn)  # this process never waits for the run's process to read
@@ -953,7 +983,7 @@ def _split_child(conn: Connection, parent: int) -> None:
     except KeyboardInterrupt:  # Ctrl-C reaches both processes; the first one says it
         return
     except BaseException as e:
-        outbox.send(("error", _sendable_error(e)))
+        outbox.send(("error", sendable_error(e)))
     finally:
         outbox.close(wait=None)  # all said (a pipe whose reader is gone fails at once)
 
@@ -986,17 +1016,6 @@ def _viewer_part(half: _Run, suites: Sequence[AnySuite]) -> dict[str, Any]:
 
     return viewer_from_results(half.results, load_tokenizer=load,
                                suites={s.name: s for s in suites if isinstance(s, Suite)})
-
-
-def _sendable_error(e: BaseException) -> BaseException:
-    """``e`` if it pickles, else a RuntimeError with its text."""
-    import pickle
-
-    try:
-        pickle.loads(pickle.dumps(e))
-    except Exception:
-        return RuntimeError(f"{type(e).__name__}: {e}")
-    return e
 
 
 def check_precision(suites: Sequence[AnySuite]) -> None:

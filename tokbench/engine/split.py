@@ -449,15 +449,16 @@ class OtherProcess:
     hands them over. It ends with this process (``close``), on Ctrl-C, or when this
     process dies (its parent watch)."""
 
-    def __init__(self, target: Callable[[Connection, int], None]) -> None:
+    def __init__(self, target: Callable[..., None], method: str = "spawn",
+                 args: tuple[Any, ...] = ()) -> None:
         import multiprocessing
         import queue
         import threading
 
-        ctx = multiprocessing.get_context("spawn")
+        ctx: Any = multiprocessing.get_context(method)  # "fork": ``args`` are not pickled
         self.conn, theirs = ctx.Pipe()
-        self.proc = ctx.Process(target=target, args=(theirs, os.getpid()), daemon=True,
-                                name="tokbench-split")
+        self.proc = ctx.Process(target=target, args=(theirs, os.getpid(), *args),
+                                daemon=True, name="tokbench-split")
         self.proc.start()
         theirs.close()
         self.finished = False  # it said its last
@@ -502,6 +503,17 @@ class OtherProcess:
         self.proc.join(5)
         self._outbox.close()  # a write to a process now gone fails at once
         self.conn.close()
+
+
+def sendable_error(e: BaseException) -> BaseException:
+    """``e`` if it pickles, else a RuntimeError with its text."""
+    import pickle
+
+    try:
+        pickle.loads(pickle.dumps(e))
+    except Exception:
+        return RuntimeError(f"{type(e).__name__}: {e}")
+    return e
 
 
 def describe_death(code: int | None) -> str:
