@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -163,3 +164,20 @@ def test_a_real_run_is_recorded_with_its_hashes(tmp_path):
         row = h.db.execute("SELECT value, suite_sha256, backend_version FROM measurements "
                            "WHERE metric = 'tokens' AND subset = 'all'").fetchone()
     assert row == (5, suite.sha256, "0")
+
+
+def test_a_run_recorded_by_tokbench_run_is_not_added_again(tmp_path, capsys):
+    """``tokbench run`` records its run keyed by the digest of the results.json it wrote
+    (not made again from the results); ``history --add`` of that folder finds it stored."""
+    db = tmp_path / "h.sqlite"
+    out = tmp_path / "out"
+    assert main(["run", "-t", "bytes", "-s", "numbers", "-m", "compression", "--jobs", "1",
+                 "--no-plots", "--no-html", "--history", str(db), "-o", str(out)]) == 0
+    results = Results.load(out)
+    assert hashlib.sha256((out / "results.json").read_bytes()).hexdigest() == \
+        hashlib.sha256(results.to_json().encode("utf-8")).hexdigest()
+    capsys.readouterr()
+    assert main(["history", "--add", str(out), "--history", str(db)]) == 0
+    assert "already recorded" in capsys.readouterr().out
+    with History(db) as h:
+        assert h.runs() == 1

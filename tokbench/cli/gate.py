@@ -107,6 +107,17 @@ def add_gate_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--no-history", action="store_true", help="do not record the run")
 
 
+def _written_digest(out: Path) -> str | None:
+    """The sha256 of the results.json this run wrote into ``out`` (``results.to_json()``
+    as bytes), or None when it cannot be read."""
+    import hashlib
+
+    try:
+        return hashlib.sha256((out / "results.json").read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
 def gate(args: argparse.Namespace, results: Results, out: Path) -> int:
     """After ``tokbench run`` into ``out``: record the history, compare with
     ``--baseline``; the exit code (1 on a regression; ``InputError``, exit 2, when nothing
@@ -123,7 +134,7 @@ def gate(args: argparse.Namespace, results: Results, out: Path) -> int:
         path = history_path(getattr(args, "history", None), out)
         try:
             with History(path) as h:
-                h.record(results, source="tokbench run")
+                h.record(results, source="tokbench run", digest=_written_digest(out))
         except TokbenchError as e:  # the run's files are written; history is a bonus
             err_console().print(f"[yellow]history not recorded:[/] {escape(str(e))}",
                                 highlight=False)
