@@ -25,6 +25,14 @@ from tokbench.results import Results, as_saved
 
 
 @pytest.fixture(scope="module")
+def few() -> Results:
+    """Results with two plots (premium, fairness): too little to draw for the run's
+    process to import matplotlib."""
+    return run(["bytes", "chars"], ["multilingual?languages=eng_Latn,jpn_Jpan,deu_Latn"],
+               ["premium"], ci=None)
+
+
+@pytest.fixture(scope="module")
 def results() -> Results:
     return run(["bytes", "chars"],
                ["multilingual?languages=eng_Latn,jpn_Jpan,deu_Latn", "code", "japanese"],
@@ -209,10 +217,8 @@ def test_the_render_worker_writes_the_files_one_process_writes(results: Results,
         _wait_for(lambda: _taken(worker) == 7)
         shared = write_outputs(results, tmp_path / "shared", html=False, worker=worker)
         assert worker.failure is None
-        # 6 plots and a second core: a sibling forked by the warm worker drew beside it,
-        # and ended with its jobs
-        assert len(worker.siblings) == (1 if render_worker._cores() >= 2 else 0)
-        assert not any(_alive(pid) for pid in worker.siblings)
+        # 6 plots: enough for the run's process to draw too, so the worker forks no sibling
+        assert worker.siblings == []
     assert [p.name for p in shared] == [p.name for p in alone] == [
         "results.json", "results.csv", "premium_multilingual.png",
         "fairness_multilingual.png", "bytes_per_token_code.png",
@@ -305,19 +311,46 @@ def _children(pid: int) -> list[int]:
     return kids
 
 
-@pytest.mark.skipif(render_worker._cores() < 2 or not hasattr(os, "fork"),
-                    reason="a sibling is forked only with a second core")
+SIBLINGS = pytest.mark.skipif(render_worker._cores() < 2 or not hasattr(os, "fork"),
+                              reason="a sibling is forked only with a second core")
+
+
+@SIBLINGS
+def test_a_few_plots_are_drawn_by_the_worker_and_a_sibling(few: Results,
+                                                           tmp_path: Path) -> None:
+    alone = write_outputs(few, tmp_path / "alone", html=False)
+    worker = RenderWorker.start(nice=0)  # not starved by a busy machine
+    assert worker is not None
+    with worker:
+        # the warm worker takes results.csv, forks, and the two take a plot each while
+        # this process waits (in a run it builds the token viewer meanwhile)
+        worker.send(few, tmp_path / "shared", plots=True)
+        _wait_for(lambda: _taken(worker) == 3)
+        shared = write_outputs(few, tmp_path / "shared", html=False, worker=worker)
+        assert worker.failure is None
+        assert len(worker.siblings) == 1  # forked by the warm worker; ended with its jobs
+        assert not any(_alive(pid) for pid in worker.siblings)
+    assert [p.name for p in shared] == [p.name for p in alone] == [
+        "results.json", "results.csv", "premium_multilingual.png",
+        "fairness_multilingual.png", "report.md"]
+    assert _files(tmp_path / "shared") == _files(tmp_path / "alone")
+
+
+@SIBLINGS
 def test_a_sibling_dies_with_its_killed_worker_and_its_jobs_are_done_here(
-        results: Results, tmp_path: Path) -> None:
-    write_outputs(results, tmp_path / "alone", html=False)
-    for out, worker in _workers_at_work(results, tmp_path):
-        _wait_for(lambda w=worker: bool(_children(w.pid)) or _taken(w) == 7)
+        few: Results, tmp_path: Path) -> None:
+    write_outputs(few, tmp_path / "alone", html=False)
+    for out, worker in _workers_at_work(few, tmp_path):
+        _wait_for(lambda w=worker, o=out: bool(_children(w.pid))
+                  or (_taken(w) == 3 and not _in_flight(few, w, o)))
         siblings = _children(worker.pid)
-        if not siblings or _taken(worker) == 7:  # every job taken before we looked
+        for pid in [worker.pid, *siblings]:
+            os.kill(pid, signal.SIGSTOP)
+        if not siblings or not _in_flight(few, worker, out):  # done before we looked
             continue
-        os.kill(worker.pid, signal.SIGKILL)
+        os.kill(worker.pid, signal.SIGKILL)  # its sibling is killed with it
         _wait_for(lambda s=siblings: not any(_alive(pid) for pid in s), seconds=5.0)
-        write_outputs(results, out, html=False, worker=worker)
+        write_outputs(few, out, html=False, worker=worker)
         assert worker.failure is not None
         assert _files(out) == _files(tmp_path / "alone")  # what they left half-written too
         return
