@@ -204,26 +204,38 @@ def _taken(worker: RenderWorker) -> int:
     return len(list(worker.folder.glob("job*")))
 
 
-def test_the_render_worker_writes_the_files_one_process_writes(results: Results,
-                                                               tmp_path: Path) -> None:
+SIBLINGS = pytest.mark.skipif(render_worker._cores() < 2 or not hasattr(os, "fork"),
+                              reason="a sibling is forked only with a second core")
+
+
+@pytest.mark.parametrize(("which", "siblings", "plots"), [
+    # 6 plots: enough for the run's process to draw too, so the worker forks no sibling
+    ("results", 0, ["premium_multilingual.png", "fairness_multilingual.png",
+                    "bytes_per_token_code.png", "bytes_per_token_japanese.png",
+                    "fertility_japanese_multilingual.png", "fertility_japanese_japanese.png"]),
+    # 2 plots: the warm worker forks a sibling, and each draws one
+    pytest.param("few", 1, ["premium_multilingual.png", "fairness_multilingual.png"],
+                 marks=SIBLINGS),
+])
+def test_the_render_worker_writes_the_files_one_process_writes(
+        request: pytest.FixtureRequest, tmp_path: Path, which: str, siblings: int,
+        plots: list[str]) -> None:
+    results: Results = request.getfixturevalue(which)
     alone = write_outputs(results, tmp_path / "alone", html=False)
     worker = RenderWorker.start(nice=0)  # not starved by a busy machine
     assert worker is not None
     with worker:
-        # results.csv and the 6 plots are jobs; the worker takes them all while this
+        # results.csv and the plots are jobs; the worker takes them all while this
         # process waits (in a run it builds the token viewer meanwhile). It is sent the
         # run's values unrounded, as a run sends them: it renders them as saved
         worker.send(results, tmp_path / "shared", plots=True)
-        _wait_for(lambda: _taken(worker) == 7)
+        _wait_for(lambda: _taken(worker) == 1 + len(plots))
         shared = write_outputs(results, tmp_path / "shared", html=False, worker=worker)
         assert worker.failure is None
-        # 6 plots: enough for the run's process to draw too, so the worker forks no sibling
-        assert worker.siblings == []
+        assert len(worker.siblings) == siblings
+        assert not any(_alive(pid) for pid in worker.siblings)  # ended with its jobs
     assert [p.name for p in shared] == [p.name for p in alone] == [
-        "results.json", "results.csv", "premium_multilingual.png",
-        "fairness_multilingual.png", "bytes_per_token_code.png",
-        "bytes_per_token_japanese.png", "fertility_japanese_multilingual.png",
-        "fertility_japanese_japanese.png", "report.md"]
+        "results.json", "results.csv", *plots, "report.md"]
     assert _files(tmp_path / "shared") == _files(tmp_path / "alone")
     assert not worker.folder.exists()
 
@@ -309,31 +321,6 @@ def _children(pid: int) -> list[int]:
             if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
                 kids.append(int(stat.parent.name))
     return kids
-
-
-SIBLINGS = pytest.mark.skipif(render_worker._cores() < 2 or not hasattr(os, "fork"),
-                              reason="a sibling is forked only with a second core")
-
-
-@SIBLINGS
-def test_a_few_plots_are_drawn_by_the_worker_and_a_sibling(few: Results,
-                                                           tmp_path: Path) -> None:
-    alone = write_outputs(few, tmp_path / "alone", html=False)
-    worker = RenderWorker.start(nice=0)  # not starved by a busy machine
-    assert worker is not None
-    with worker:
-        # the warm worker takes results.csv, forks, and the two take a plot each while
-        # this process waits (in a run it builds the token viewer meanwhile)
-        worker.send(few, tmp_path / "shared", plots=True)
-        _wait_for(lambda: _taken(worker) == 3)
-        shared = write_outputs(few, tmp_path / "shared", html=False, worker=worker)
-        assert worker.failure is None
-        assert len(worker.siblings) == 1  # forked by the warm worker; ended with its jobs
-        assert not any(_alive(pid) for pid in worker.siblings)
-    assert [p.name for p in shared] == [p.name for p in alone] == [
-        "results.json", "results.csv", "premium_multilingual.png",
-        "fairness_multilingual.png", "report.md"]
-    assert _files(tmp_path / "shared") == _files(tmp_path / "alone")
 
 
 @SIBLINGS

@@ -170,9 +170,10 @@ class AutoExecutor:
     processes instead, before this executor is used: ``tokbench.engine.split``.)
 
     With a free core the run's second process, started before anything was loaded, is
-    given here as ``helper`` (``tokbench.engine.helper``): it has paid its start already,
-    so shards run here and there from the first (``chosen`` "helper"); on more than two
-    cores the probes still decide whether a pool of them all pays more.
+    given here as ``helper`` (``tokbench.engine.helper``), or, with ``forks``, forked by
+    ``start`` once this process has loaded the tokenizers: either way it has paid its
+    start already, so shards run here and there from the first (``chosen`` "helper"); on
+    more than two cores the probes still decide whether a pool of them all pays more.
     """
 
     #: interpreter start and tokbench/numpy imports of a spawned worker (measured: 0.5 s

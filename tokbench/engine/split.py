@@ -443,11 +443,12 @@ class Outbox:
 
 
 class OtherProcess:
-    """The spawned process of a split run and the pipe to it: started before this one
-    loads anything; given its work (``send``) once that is decided. A thread takes its
-    messages as they come (so it never waits for this process to read), ``messages``
-    hands them over. It ends with this process (``close``), on Ctrl-C, or when this
-    process dies (its parent watch)."""
+    """The run's second process and the pipe to it: spawned before this one loads
+    anything and given its work (``send``) once that is decided, or forked (``method``)
+    once this one has loaded the tokenizers (``tokbench.engine.helper.fork_helper``).
+    A thread takes its messages as they come (so it never waits for this process to
+    read), ``messages`` hands them over. It ends with this process (``close``), on
+    Ctrl-C, or when this process dies (its parent watch)."""
 
     def __init__(self, target: Callable[..., None], method: str = "spawn",
                  args: tuple[Any, ...] = ()) -> None:
