@@ -10,11 +10,12 @@ and neither waits for the other but for the last jobs in flight. A job the worke
 and did not finish (it failed, or died) is done here, so a run's files never depend on
 the worker; what went wrong is kept in ``failure`` for the CLI to say.
 
-With two plots or more to draw and a second core, the warm worker forks a sibling that
-takes jobs from the same list (``SIBLING``): a fork starts drawing at once, where the
-run's process would first import matplotlib. The worker ends when its jobs are done (its
-sibling's too), when it is closed, or when the process that started it is gone; a sibling
-ends with the worker. Both ignore Ctrl-C (the run's process handles it and closes them).
+With a second core and plots too few for the run's process to import matplotlib and
+draw too (two or three small ones), the warm worker forks a sibling that takes jobs from
+the same list (``_fork``): a fork starts drawing at once. The worker ends when its jobs
+are done (its sibling's too), when it is closed, or when the process that started it is
+gone; a sibling ends with the worker. Both ignore Ctrl-C (the run's process handles it
+and closes them).
 """
 
 from __future__ import annotations
@@ -298,11 +299,10 @@ def _import_pays(free: Sequence[int], costs: Sequence[float], drawers: int = 1) 
 
 
 def _cores() -> int:
-    """The cores this process may run on."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on this platform
-        return os.cpu_count() or 1
+    """The cores this process may run on (``usable_cores``)."""
+    from tokbench.engine.cores import usable_cores
+
+    return usable_cores()
 
 
 @contextlib.contextmanager

@@ -24,6 +24,14 @@ MIN_WINDOW_S = 0.2
 KEPT = 8
 
 
+def usable_cores() -> int:
+    """CPUs this process may run on (affinity-aware)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
 class Reading(NamedTuple):
     at: float  # time.monotonic()
     #: CPU seconds at normal priority or above (not nice, not idle) on the CPUs this

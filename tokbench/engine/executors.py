@@ -20,6 +20,7 @@ from concurrent.futures import CancelledError
 from typing import TYPE_CHECKING, Any, Protocol
 
 from tokbench.adapters.base import first_line
+from tokbench.engine.cores import usable_cores
 from tokbench.engine.watch import watch_parent
 from tokbench.engine.work import (
     ShardResult,
@@ -40,14 +41,6 @@ IN_FLIGHT_PER_WORKER = 2
 #: bytes to encode (summed over tokenizers) from which the default starts its pool
 #: before the first shard: minutes of work, where a worker's start-up never matters
 EAGER_BYTES = 512 * 1024 * 1024
-
-
-def usable_cores() -> int:
-    """CPUs this process may run on (affinity-aware)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
 
 
 class Executor(Protocol):

@@ -842,15 +842,16 @@ class _Split:
             if choose(tokenizers=len(specs), free_cores=free,
                       work_bytes=text * len(specs), splittable=splittable,
                       saved_s=saved) != SPLIT:
-                if isinstance(executor, AutoExecutor) and len(shards) >= 2 and can_fork():
-                    executor.forks = True  # once loaded, not loading here and there
-                    self.other.send(None)
-                elif isinstance(executor, AutoExecutor) and len(shards) >= 2:
+                auto = executor if isinstance(executor, AutoExecutor) and len(shards) >= 2 \
+                    else None
+                if auto is not None and can_fork():  # forked once loaded: no second load
+                    auto.forks = True
+                elif auto is not None:
                     from tokbench.engine.helper import ShardHelper
 
-                    executor.helper = ShardHelper(self.other, specs)
+                    auto.helper = ShardHelper(self.other, specs)
                     helps = True
-                else:
+                if not helps:
                     self.other.send(None)
                 return None
             self.other.send(("split", (self.settings, self.families, self.explicit, theirs,
