@@ -44,3 +44,27 @@ def real_cache() -> Path:
     path = cache_dir()
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty ``$TOKBENCH_CACHE`` of this test's own."""
+    monkeypatch.setenv("TOKBENCH_CACHE", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+@pytest.fixture
+def methods(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """How each other process of the runs started."""
+    from tokbench.engine import split
+
+    started: list[str] = []
+    real = split.OtherProcess.__init__
+
+    def recorded(self: split.OtherProcess, target: object, method: str = "spawn",
+                 args: tuple[object, ...] = ()) -> None:
+        started.append(method)
+        real(self, target, method, args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(split.OtherProcess, "__init__", recorded)
+    return started

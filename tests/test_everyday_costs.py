@@ -44,12 +44,6 @@ class FileToy(ToyTokenizer):
         return super().token_bytes(token_id)
 
 
-@pytest.fixture
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("TOKBENCH_CACHE", str(tmp_path))
-    return tmp_path
-
-
 def entries(root: Path) -> list[Path]:
     return sorted((root / "facts").rglob("*.json"))
 

@@ -171,28 +171,18 @@ def test_a_second_process_starts_with_a_free_core_and_ends_if_it_cannot_help(
     assert got.meta.executor is not None and got.meta.executor.get("chosen") == chosen
 
 
-def test_a_split_that_does_not_pay_ends_the_spawned_process_and_forks_the_helper(
-        free: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Two tokenizers whose files' costs allow a split: the other process is spawned at
-    once; the suites loaded, the split saves too little: it is ended, and the helper is
-    forked once this process has loaded the tokenizers."""
-    if not helper.can_fork():
-        pytest.skip("forks a helper only on Linux")
-    methods: list[str] = []
-    real = split.OtherProcess.__init__
-
-    def recorded(self: split.OtherProcess, target: object, method: str = "spawn",
-                 args: tuple[object, ...] = ()) -> None:
-        methods.append(method)
-        real(self, target, method, args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(split.OtherProcess, "__init__", recorded)
+def test_a_split_that_does_not_pay_runs_shards_in_its_second_process(
+        free: None, forks: bool, methods: list[str], monkeypatch: pytest.MonkeyPatch
+        ) -> None:
+    """Two tokenizers whose files' costs allow a split, which the suites then decline:
+    forked, nothing started before and the helper is forked once this process has loaded
+    the tokenizers; spawned, the process spawned at once is handed the shards."""
     monkeypatch.setattr(runner, "shards_only", lambda specs, families: False)
     monkeypatch.setattr(split, "choose", lambda **kwargs: split.AUTO)  # the split declined
     spec = _corpus()
     one = run(["gpt2", "bytes"], [spec], METRICS, jobs=1)
     got = run(["gpt2", "bytes"], [spec], METRICS, jobs=None)
-    assert methods == ["spawn", "fork"]
+    assert methods == (["fork"] if forks else ["spawn"])
     assert got.meta.executor is not None and got.meta.executor["chosen"] == "helper"
     _same_as_serial(got, one)
 
@@ -282,8 +272,8 @@ def test_the_command_line_starts_the_helper_before_it_reads_the_suites(
 def test_a_run_that_stops_before_it_starts_ends_the_second_process(
         free: None, forks: bool, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
         tokenizers: str) -> None:
-    """Spawned early (one tokenizer when no fork is to come; two that may split), it is
-    ended when no suite loads."""
+    """Spawned early (where no fork is to come), it is ended when no suite loads; where
+    the run forks its second process, nothing was started."""
     from tokbench.cli import main
 
     monkeypatch.setattr(split, "MIN_SAVED_S", 0.0)  # two tokenizers may split
@@ -292,7 +282,7 @@ def test_a_run_that_stops_before_it_starts_ends_the_second_process(
                  "--no-history", "--out", str(tmp_path / "out")])
     assert code != 0 and started.calls == ["second", "suites"]
     other = started.seconds[0].other
-    if forks and tokenizers == "bytes":  # to be forked once loaded: nothing started
+    if forks:  # to be forked once the work is known: nothing started
         assert other is None
     else:
         assert other is not None and not other.proc.is_alive()

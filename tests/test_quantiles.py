@@ -9,15 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from tokbench.metrics import quantiles
-
-
-@pytest.fixture
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("TOKBENCH_CACHE", str(tmp_path / "cache"))
-    return tmp_path / "cache"
 
 
 def test_values_are_scipys_and_kept(cache: Path) -> None:

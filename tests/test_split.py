@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tokbench.engine import executors, split
+from tokbench.engine import executors, helper, runner, split
 from tokbench.engine.executors import usable_cores
 from tokbench.engine.runner import run
 from tokbench.engine.split import AUTO, SERIAL, SPLIT, Half, Mark, Merger, balance, choose
@@ -203,6 +203,16 @@ def free(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(split, "MIN_SAVED_S", 0.0)
 
 
+@pytest.fixture(params=[False, True], ids=["spawned", "forked"])
+def forks(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> bool:
+    """The other process forked once the split is chosen (Linux), or spawned at the start
+    (elsewhere)."""
+    if request.param and not helper.can_fork():
+        pytest.skip("forks only on Linux")
+    monkeypatch.setattr(runner, "can_fork", lambda: request.param)
+    return bool(request.param)
+
+
 def _same_as_serial(got: Results, one: Results) -> None:
     """Every non-timing row equal and in the same order; failures and meta as one
     process's; timing rows the same keys in the same order."""
@@ -217,7 +227,8 @@ def _same_as_serial(got: Results, one: Results) -> None:
         assert a.get(key) == b.get(key), key
 
 
-def test_a_split_run_gives_one_process_rows_in_its_order(free: None) -> None:
+def test_a_split_run_gives_one_process_rows_in_its_order(free: None, forks: bool,
+                                                         methods: list[str]) -> None:
     one = run(TOKENIZERS, SUITES, throughput_repeats=1, jobs=1)
     events: list[Event] = []
     checkpoints: list[int] = []
@@ -226,6 +237,7 @@ def test_a_split_run_gives_one_process_rows_in_its_order(free: None) -> None:
               on_unit=lambda r: checkpoints.append(len(r.rows)), on_loaded=loaded.update)
     assert got.meta.executor == {"kind": "AutoExecutor", "workers": usable_cores(),
                                  "chosen": "split"}
+    assert methods == (["fork"] if forks else ["spawn"])
     _same_as_serial(got, one)
     assert any(r.extra.get("vs") for r in got.rows)  # paired comparisons across processes
     # one start, one end; each process encodes the text once: twice the bytes
@@ -263,7 +275,7 @@ def test_a_tokenizer_that_fails_in_the_other_process_is_said_as_in_one(
     assert [e.tokenizer for e in events if isinstance(e, TokenizerFailed)] == [bad]
 
 
-def test_the_other_process_killed_is_redone_here(free: None,
+def test_the_other_process_killed_is_redone_here(free: None, forks: bool,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     killed: list[split.OtherProcess] = []
     send = split.OtherProcess.send
@@ -310,7 +322,7 @@ def test_viewer_parts_that_do_not_line_up_are_not_merged() -> None:
 
 
 def test_the_command_line_writes_the_same_viewer_from_both_processes(
-        free: None, tmp_path: Path) -> None:
+        free: None, forks: bool, tmp_path: Path) -> None:
     from tokbench.cli import main
 
     argv = ["run", "-t", "bytes,gpt2,chars", "-s", "unicode,code", "-m",

@@ -8,8 +8,6 @@ import hashlib
 import os
 from pathlib import Path
 
-import pytest
-
 from tokbench.suites import load_suite
 from tokbench.suites.digests import _path
 
@@ -35,12 +33,6 @@ def _docs(eng: tuple[str, str], fra: tuple[str, str], langs: tuple[str, ...] = (
     texts = {"eng_Latn": eng, "fra_Latn": fra}
     return [(f"{lang}:{split}:{n}", lang, split, f"{split}:{n}", texts[lang][n - 1])
             for lang in langs for split in ("dev", "devtest") for n in (1, 2)]
-
-
-@pytest.fixture
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("TOKBENCH_CACHE", str(tmp_path / "cache"))
-    return tmp_path / "cache"
 
 
 def test_the_kept_hash_is_the_documents_hash_until_a_file_changes(tmp_path: Path,

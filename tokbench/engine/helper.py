@@ -156,7 +156,7 @@ def fork_helper(tokenizers: Sequence[tuple[str, Tokenizer]],
     ``specs`` say how: a spec string, or one ``PinnedSpec`` to its file): it starts with
     them loaded. None when a tokenizer has no spec string (the helper's protocol names
     them by spec) or no process can start."""
-    from tokbench.engine.split import OtherProcess
+    from tokbench.engine.split import fork_other
     from tokbench.engine.work import PinnedSpec
 
     how = dict(specs)
@@ -167,18 +167,10 @@ def fork_helper(tokenizers: Sequence[tuple[str, Tokenizer]],
         if not isinstance(spec, str):
             return None
         preloaded[spec] = tok
-    # the tokenizers library warns on a fork once its threads were used, unless told
-    # whether to use them: the helper encodes text by text, never with them
-    quiet = "TOKENIZERS_PARALLELISM" not in os.environ
-    if quiet:
-        os.environ["TOKENIZERS_PARALLELISM"] = "false"
     try:
-        other = OtherProcess(forked_child, method="fork", args=(preloaded,))
+        other = fork_other(forked_child, (preloaded,))
     except OSError:
         return None
-    finally:
-        if quiet:
-            os.environ.pop("TOKENIZERS_PARALLELISM", None)
     return ShardHelper(other, list(preloaded))
 
 

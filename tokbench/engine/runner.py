@@ -13,6 +13,8 @@ bad document is recorded as that document's failure while the run goes on.
 from __future__ import annotations
 
 import math
+import os
+import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -201,11 +203,9 @@ def run(
     chosen = _executor(executor, jobs, scheduler)
     may = _second_process(chosen, tok_specs, families, settings, second) \
         if resume is None else None
-    forks = False  # the helper forked once the tokenizers are loaded (``fork_helper``)
-    if may is not None and second is not None:
-        forks = second.other is None
-    elif may is not None:
-        forks = can_fork() and shards_only([str(s) for s in tok_specs], families)
+    # the helper forked once the tokenizers are loaded (``fork_helper``)
+    forks = may is not None and can_fork() and shards_only([str(s) for s in tok_specs],
+                                                           families)
     if (may is None or forks) and second is not None:
         second.close()
     if forks:
@@ -707,8 +707,9 @@ class _Run:
 class SecondProcess:
     """A run's second process started before anything is loaded (``start_second_process``),
     and the free cores measured before it started (measured after, they would count it as
-    another's). ``other`` None: it is forked once the tokenizers are loaded (a run that
-    will not split, ``shards_only``; ``tokbench.engine.helper.fork_helper``)."""
+    another's). ``other`` None: it is forked later, where the platform forks cheaply:
+    once the suites say the run splits by tokenizer (``_Split``), or once the tokenizers
+    are loaded for a run of shards (``tokbench.engine.helper.fork_helper``)."""
 
     other: OtherProcess | None
     free: float
@@ -723,13 +724,16 @@ class SecondProcess:
 def start_second_process(tokenizers: Sequence[str], *, jobs: int | None,
                          executor: str = "local", metrics: Sequence[str] | None = None
                          ) -> SecondProcess | None:
-    """Start a run's second process at once, so that its interpreter and imports overlap
-    whatever comes before the run (the CLI reads the suites meanwhile); None when the run
-    will have none (``_second_process``). When the run cannot split whatever its suites
-    (one tokenizer, or the files' costs say a split saves too little and no family of
+    """The run's second process; None when the run will have none (``_second_process``).
+
+    Where the platform forks cheaply (``can_fork``) nothing starts now: the run forks it
+    when it knows its work, and the fork has every module and suite this process has (a
+    spawned process took 0.5 s of a core for its interpreter and imports). Elsewhere it
+    is spawned at once, so that its start overlaps whatever comes before the run (the CLI
+    reads the suites meanwhile); when the run cannot split whatever its suites (one
+    tokenizer, or the files' costs say a split saves too little and no family of
     ``metrics`` adds to them), it starts loading the tokenizers at once, to run document
-    shards (``tokbench.engine.helper``); where it can, it starts nothing now and the run
-    forks its helper once it has loaded them (``SecondProcess.other`` None)."""
+    shards (``tokbench.engine.helper``)."""
     from tokbench.engine.executors import free_cores
     from tokbench.engine.split import SECOND_CORE, OtherProcess
 
@@ -739,10 +743,10 @@ def start_second_process(tokenizers: Sequence[str], *, jobs: int | None,
     free = free_cores()
     if free < SECOND_CORE:
         return None
-    if not shards_only(specs, resolve_families(metrics)):
-        return SecondProcess(OtherProcess(_split_child), free)
     if can_fork():
         return SecondProcess(None, free)
+    if not shards_only(specs, resolve_families(metrics)):
+        return SecondProcess(OtherProcess(_split_child), free)
     other = OtherProcess(_split_child)
     other.send(("preload", specs))
     return SecondProcess(other, free)
@@ -800,9 +804,10 @@ def _second_process(executor: Executor, specs: list[Any], families: list[str],
 
 
 class _Split:
-    """A run split by tokenizer (``tokbench.engine.split``): the other process starts at
-    once; once the suites are loaded and the split pays, it measures its group of the
-    tokenizers while this process measures the rest, and the halves merge."""
+    """A run split by tokenizer (``tokbench.engine.split``): once the suites are loaded and
+    the split pays, the other process measures its group of the tokenizers while this
+    process measures the rest, and the halves merge. The other process is forked then
+    (``can_fork``), or was spawned at once (``other``, or started here)."""
 
     def __init__(self, settings: Settings, families: list[str], explicit: bool,
                  progress: Progress | None, on_unit: Callable[[Results], object] | None,
@@ -810,8 +815,8 @@ class _Split:
                  other: OtherProcess | None = None) -> None:
         from tokbench.engine.split import OtherProcess
 
-        # first: its start overlaps the loading (``other``: started earlier still)
-        self.other = other if other is not None else OtherProcess(_split_child)
+        # spawned first: its start overlaps the loading (``other``: started earlier still)
+        self.other = other if other is not None or can_fork() else OtherProcess(_split_child)
         self.settings, self.families, self.explicit = settings, families, explicit
         self.progress = progress or ignore
         self.on_unit, self.on_loaded = on_unit, on_loaded
@@ -846,20 +851,25 @@ class _Split:
                     else None
                 if auto is not None and can_fork():  # forked once loaded: no second load
                     auto.forks = True
-                elif auto is not None:
+                elif auto is not None and self.other is not None:
                     from tokbench.engine.helper import ShardHelper
 
                     auto.helper = ShardHelper(self.other, specs)
                     helps = True
-                if not helps:
+                if not helps and self.other is not None:
                     self.other.send(None)
                 return None
+            if self.other is None:
+                from tokbench.engine.split import fork_other
+
+                self.other = fork_other(_forked_split_child)
             self.other.send(("split", (self.settings, self.families, self.explicit, theirs,
                                        self.suites, self.on_loaded is not None)))
             results = self._run(specs, mine, theirs, executor, wall0)
         finally:
             if not helps:
-                self.other.close()
+                if self.other is not None:
+                    self.other.close()
                 executor.close()
         return results
 
@@ -898,7 +908,9 @@ class _Split:
                                    list(results.meta.tokenizers),
                                    hint="--reference names one of the run's tokenizers")
         if self.gone is None:
-            self._pump(block=True, until=lambda: self.other.finished)
+            other = self.other
+            assert other is not None
+            self._pump(block=True, until=lambda: other.finished)
         results = self.merger.merge(self.executor, time.perf_counter() - wall0)
         self.progress(RunDone())
         return results
@@ -933,6 +945,7 @@ class _Split:
         waiting, or with ``block`` until ``until()`` holds."""
         if self.gone is not None or (until is not None and until()):
             return
+        assert self.other is not None  # started or forked before the split's work
         for kind, body in self.other.messages(block):
             if kind == "event":
                 self.joined(body, mine=False)
@@ -987,6 +1000,14 @@ def _split_child(conn: Connection, parent: int) -> None:
         outbox.send(("error", sendable_error(e)))
     finally:
         outbox.close(wait=None)  # all said (a pipe whose reader is gone fails at once)
+
+
+def _forked_split_child(conn: Connection, parent: int) -> None:
+    """``_split_child`` forked from the run's process: it never writes to the terminal
+    (another thread of that process, the progress display, may have held a stream's lock
+    at the fork)."""
+    sys.stdout = sys.stderr = open(os.devnull, "w")  # noqa: SIM115 (until it ends)
+    _split_child(conn, parent)
 
 
 def _split_half(outbox: Outbox, settings: Settings, families: list[str], explicit: bool,

@@ -1,15 +1,16 @@
-"""A run split by tokenizer: a spawned process measures some of the run's tokenizers while
+"""A run split by tokenizer: another process measures some of the run's tokenizers while
 this one measures the others, and the two results merge into what one process makes.
 
 For the default ``jobs`` on a small corpus a pool sharding documents does not pay (every
 worker loads every tokenizer for little text), so one core would idle. Splitting by
-tokenizer loads each tokenizer once: the other process starts at once (its interpreter and
-imports overlap this process's loading) and does everything per tokenizer for its group
-(load, encode, measure, throughput timing, vocabulary facts). Every row is one
-tokenizer's, so the results merge step by step (``Mark``: the steps a run goes through in
-one order) into the rows, failures and errors of one process, in the same order; the
-confidence intervals, which compare tokenizers on the same units, are taken at the merge
-from both processes' units (``tokbench.engine.work.UnitTable``).
+tokenizer loads each tokenizer once: the other process is forked once the suites are read
+and the split chosen (on Linux; elsewhere it is spawned at the run's start, so that its
+interpreter and imports overlap this process's reading and loading), and does everything
+per tokenizer for its group (load, encode, measure, throughput timing, vocabulary facts).
+Every row is one tokenizer's, so the results merge step by step (``Mark``: the steps a run
+goes through in one order) into the rows, failures and errors of one process, in the same
+order; the confidence intervals, which compare tokenizers on the same units, are taken at
+the merge from both processes' units (``tokbench.engine.work.UnitTable``).
 
 This module holds the choice (``choose``, ``balance``), the merge and the pipe to the
 other process; ``tokbench.engine.runner`` runs the two halves.
@@ -444,8 +445,9 @@ class Outbox:
 
 class OtherProcess:
     """The run's second process and the pipe to it: spawned before this one loads
-    anything and given its work (``send``) once that is decided, or forked (``method``)
-    once this one has loaded the tokenizers (``tokbench.engine.helper.fork_helper``).
+    anything and given its work (``send``) once that is decided, or forked (``method``,
+    ``fork_other``) once this one knows its work: a split's half, or shards once this one
+    has loaded the tokenizers (``tokbench.engine.helper.fork_helper``).
     A thread takes its messages as they come (so it never waits for this process to
     read), ``messages`` hands them over. It ends with this process (``close``), on
     Ctrl-C, or when this process dies (its parent watch)."""
@@ -504,6 +506,21 @@ class OtherProcess:
         self.proc.join(5)
         self._outbox.close()  # a write to a process now gone fails at once
         self.conn.close()
+
+
+def fork_other(target: Callable[..., None], args: tuple[Any, ...] = ()) -> OtherProcess:
+    """An ``OtherProcess`` forked from this one (``args`` are not pickled: it has all this
+    process has). Raises OSError when no process can start."""
+    # the tokenizers library warns on a fork once its threads were used, unless told
+    # whether to use them: a forked process encodes text by text, never with them
+    quiet = "TOKENIZERS_PARALLELISM" not in os.environ
+    if quiet:
+        os.environ["TOKENIZERS_PARALLELISM"] = "false"
+    try:
+        return OtherProcess(target, method="fork", args=args)
+    finally:
+        if quiet:
+            os.environ.pop("TOKENIZERS_PARALLELISM", None)
 
 
 def sendable_error(e: BaseException) -> BaseException:

@@ -27,6 +27,7 @@ from tokbench.results import Row
 if TYPE_CHECKING:
     from tokbench.adapters.base import Tokenizer
     from tokbench.metrics.morph import MorphLayout
+    from tokbench.metrics.tablecache import StoredTable
 
 __all__ = ["evaluate", "measure_documents", "ratio", "subset_sums"]
 
@@ -55,6 +56,7 @@ class TokenTable:
         self._flat = bytearray()
         self._flat_view: np.ndarray | None = None
         self.unk_id = tokenizer.unk_id
+        self._filled = False  # the first ``ensure`` fills every id it can at once
 
     @property
     def flat(self) -> np.ndarray:
@@ -66,14 +68,20 @@ class TokenTable:
     def token_bytes(self, token_id: int) -> bytes:
         b = self._bytes.get(token_id)
         if b is None:
-            b = self._bytes[token_id] = self.tokenizer.token_bytes(token_id)
+            if 0 <= token_id < self.known.size and self.known[token_id]:
+                at = int(self.start[token_id])
+                b = bytes(self._flat[at:at + int(self.length[token_id])])
+            else:
+                b = self.tokenizer.token_bytes(token_id)
+            self._bytes[token_id] = b
         return b
 
     def ensure(self, ids: np.ndarray) -> None:
         """Fill the tables for every id in ``ids`` not seen before."""
         if ids.size == 0:
             return
-        if not self._bytes and not self.known.any():
+        if not self._filled:
+            self._filled = True
             self._fill_all()
         top = int(ids.max()) + 1
         if top > self.length.size:
@@ -102,19 +110,52 @@ class TokenTable:
         self.known[new] = True
 
     def _fill_all(self) -> None:
-        everything = self.tokenizer.all_token_bytes()
-        if everything is None:
+        """Every id's facts: from the table cache (``tokbench.metrics.tablecache``), else
+        from the backend's list of every token, else, for a tokenizer identified by its
+        files, id by id (then stored); a tokenizer with neither is filled as ids come."""
+        from tokbench.metrics.tablecache import StoredTable, read_table, table_key, write_table
+
+        key = table_key(self.tokenizer)
+        stored = read_table(key) if key is not None else None
+        if stored is not None:
+            self._adopt(stored)
             return
-        self._bytes = dict(enumerate(everything))
-        self.length = np.fromiter(map(len, everything), dtype=np.int64, count=len(everything))
+        listed = self.tokenizer.all_token_bytes()
+        if listed is None and key is None:
+            return
+        everything = listed if listed is not None else self._every_token()
+        known = np.fromiter((b is not None for b in everything), dtype=bool,
+                            count=len(everything))
+        pieces = [b or b"" for b in everything]
+        self.length = np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces))
         self.start = np.concatenate([[0], np.cumsum(self.length)[:-1]]).astype(np.int64)
-        self._flat = bytearray(b"".join(everything))
-        self.known = np.ones(len(everything), dtype=bool)
-        self.fallback = np.zeros(len(everything), dtype=bool)
-        self.partial = _partial(everything, self.length, self.start, self.flat)
+        self._flat = bytearray(b"".join(pieces))
+        self.known = known
+        self.fallback = np.zeros(len(pieces), dtype=bool)
+        self.partial = _partial(pieces, self.length, self.start, self.flat)
         if self.tokenizer.byte_fallback:
             is_fb = self.tokenizer.is_byte_fallback_token
-            self.fallback[:] = [is_fb(t) for t in range(len(everything))]
+            self.fallback[known] = [is_fb(t) for t in np.flatnonzero(known).tolist()]
+        if key is not None:
+            write_table(key, StoredTable(self.length, bytes(self._flat), self.known,
+                                         self.partial, self.fallback))
+
+    def _every_token(self) -> list[bytes | None]:
+        """``token_bytes`` of every id (None where the backend has no such id)."""
+        token_bytes = self.tokenizer.token_bytes
+        out: list[bytes | None] = []
+        for t in range(self.tokenizer.vocab_size):
+            try:
+                out.append(token_bytes(t))
+            except Exception:  # an id the backend does not define (a gap in a vocab)
+                out.append(None)
+        return out
+
+    def _adopt(self, stored: StoredTable) -> None:
+        self.length = stored.length
+        self.start = np.concatenate([[0], np.cumsum(self.length)[:-1]]).astype(np.int64)
+        self._flat = bytearray(stored.flat)
+        self.known, self.partial, self.fallback = stored.known, stored.partial, stored.fallback
 
 
 def _partial(pieces: list[bytes], length: np.ndarray, start: np.ndarray, flat: np.ndarray
