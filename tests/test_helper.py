@@ -162,6 +162,7 @@ def test_a_second_process_starts_with_a_free_core_and_ends_if_it_cannot_help(
     monkeypatch.setattr(split, "OtherProcess", Recorded)
     monkeypatch.setattr(executors, "free_cores", lambda: 1.0 if case == "busy machine" else 2.0)
     monkeypatch.setattr(split, "MIN_SAVED_S", float("inf"))
+    monkeypatch.setattr(split, "MIN_FORKED_SAVED_S", float("inf"))
     toks: list[object] = [load_tokenizer("bytes") if case == "tokenizer object" else "bytes"]
     if case == "split declined":
         toks.append("chars")
@@ -277,6 +278,7 @@ def test_a_run_that_stops_before_it_starts_ends_the_second_process(
     from tokbench.cli import main
 
     monkeypatch.setattr(split, "MIN_SAVED_S", 0.0)  # two tokenizers may split
+    monkeypatch.setattr(split, "MIN_FORKED_SAVED_S", 0.0)
     started = Started(monkeypatch)
     code = main(["run", "-t", tokenizers, "-s", f"text:{tmp_path / 'missing.txt'}",
                  "--no-history", "--out", str(tmp_path / "out")])

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -54,6 +55,9 @@ def test_split_only_when_the_estimates_say_it_saves_enough() -> None:
     kw = {"tokenizers": 2, "free_cores": 2.0, "work_bytes": 1_500_000, "splittable": True}
     assert choose(**kw, saved_s=1.636) == AUTO  # type: ignore[arg-type]
     assert choose(**kw, saved_s=2.0) == SPLIT  # type: ignore[arg-type]
+    # a forked other process costs no start: that job splits
+    assert choose(**kw, saved_s=1.636, forked=True) == SPLIT  # type: ignore[arg-type]
+    assert choose(**kw, saved_s=0.99, forked=True) == AUTO  # type: ignore[arg-type]
 
 
 def test_tokenizer_costs_by_adapter_and_file_size() -> None:
@@ -201,6 +205,7 @@ def free(monkeypatch: pytest.MonkeyPatch) -> None:
     it (these runs are small)."""
     monkeypatch.setattr(executors, "free_cores", lambda: 2.0)
     monkeypatch.setattr(split, "MIN_SAVED_S", 0.0)
+    monkeypatch.setattr(split, "MIN_FORKED_SAVED_S", 0.0)
 
 
 @pytest.fixture(params=[False, True], ids=["spawned", "forked"])
@@ -356,3 +361,84 @@ def test_an_outbox_never_waits_for_its_reader_and_keeps_the_order() -> None:
     gone = split.Outbox(mine)
     gone.send(("unit", 3, big))  # the reader is gone: the write fails, close still ends
     gone.close(wait=None)
+
+
+def test_a_forked_split_shares_its_one_costly_tokenizer_with_a_helper(
+        free: None, methods: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """gpt2 (its file) costs more than bytes: forked, this process takes gpt2 and, the
+    other process done with bytes once gpt2 is loaded, forks a helper for gpt2's shards."""
+    if not helper.can_fork():
+        pytest.skip("forks only on Linux")
+    from tests.test_helper import METRICS, _corpus
+
+    def done_first(self: runner._Split) -> bool:  # the other group is done first
+        self._pump(block=True, until=lambda: self.there.done)
+        return self.there.done
+
+    monkeypatch.setattr(runner._Split, "_other_done", done_first)
+    taken: list[list[str]] = []
+    mine_on = runner._Split._mine_on
+
+    def recorded(self: runner._Split, mine: list[str]) -> object:
+        taken.append(mine)
+        return mine_on(self, mine)
+
+    monkeypatch.setattr(runner._Split, "_mine_on", recorded)
+    spec = _corpus()
+    assert len(spec.plan_shards(1)[0]) >= 2
+    one = run(["bytes", "gpt2"], [spec], METRICS, jobs=1)
+    got = run(["bytes", "gpt2"], [spec], METRICS, jobs=None)
+    assert got.meta.executor is not None and got.meta.executor["chosen"] == "split"
+    assert taken == [["gpt2"]] and methods == ["fork", "fork"]  # the other half, the helper
+    _same_as_serial(got, one)
+
+
+def _done_at_once(conn: Any, parent: int) -> None:
+    from tokbench.record import RunMeta
+
+    out = split.Outbox(conn)
+    out.send(("done", split.Delta([], [], RunMeta(), [], {}, {}, done=True)))
+    out.close(wait=None)
+    conn.recv()  # until the test ends it
+
+
+def _never_done(conn: Any, parent: int) -> None:
+    conn.recv()
+
+
+@pytest.mark.parametrize(("target", "done"), [(_done_at_once, True), (_never_done, False)])
+def test_the_other_process_done_is_seen_though_its_message_waits_unread(
+        target: Any, done: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """This process's loading holds the interpreter, so the thread taking the other
+    process's messages may not have read its end yet (here: held until 0.2 s after the
+    question): it is waited for, never missed; a process still working is not waited
+    for."""
+    import threading
+
+    if not helper.can_fork():
+        pytest.skip("forks only on Linux")
+    from tokbench.engine.runner import Settings
+
+    gate = threading.Event()
+    receive = split.OtherProcess._receive
+
+    def held(self: split.OtherProcess) -> None:
+        gate.wait()
+        receive(self)
+
+    monkeypatch.setattr(split.OtherProcess, "_receive", held)
+    half = runner._Split(Settings(), [], False, None, None, None)
+    half.there, half.gone = Half(Results(), []), None
+    half.other = split.fork_other(target)
+    try:
+        if done:
+            assert half.other.conn.poll(5)  # its message has come, not yet read
+        else:
+            time.sleep(0.2)
+        threading.Timer(0.2, gate.set).start()
+        t0 = time.perf_counter()
+        assert half._other_done() is done
+        assert time.perf_counter() - t0 < (runner.OTHER_DONE_WAIT + 0.1 if done else 0.1)
+    finally:
+        gate.set()
+        half.other.close()

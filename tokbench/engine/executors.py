@@ -15,7 +15,7 @@ import itertools
 import os
 import pickle
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import CancelledError
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -194,8 +194,12 @@ class AutoExecutor:
         self._total = self._shards = 0
         self._load_s = 0.0
         self.helper: ShardHelper | None = None
-        #: fork the helper once the tokenizers are loaded (``helper.fork_helper``)
+        #: fork the helper once the tokenizers are loaded (``helper.fork_helper``), if
+        #: ``fork_if`` (when given) says so then
         self.forks = False
+        self.fork_if: Callable[[], bool] | None = None
+        #: False: never a pool (the half of a split run: the other process has a core)
+        self.pool = True
 
     def expect(self, nbytes: int, shards: int, load_s: float) -> None:
         """What the planner knows before any shard: the bytes to encode (summed over the
@@ -209,9 +213,9 @@ class AutoExecutor:
         the caller goes on) when the corpus is so large that it pays at any speed."""
         self._serial.start(run_id, tokenizers, specs)
         self._run = (run_id, tokenizers, specs)
-        eager = self._total >= EAGER_BYTES and self._parallel(self._shards) >= 1.5
+        eager = self.pool and self._total >= EAGER_BYTES and self._parallel(self._shards) >= 1.5
         if self.forks and self.helper is None and self._shards >= 2 and not (
-                eager and self.workers > 2):
+                eager and self.workers > 2) and (self.fork_if is None or self.fork_if()):
             from tokbench.engine.helper import fork_helper
 
             self.helper = fork_helper(tokenizers, specs)
@@ -275,7 +279,7 @@ class AutoExecutor:
         if not rates:
             return
         left = max(0, self._total - done)
-        if (left and self.pays(min(rates), left, self._shards - len(rates))
+        if (left and self.pool and self.pays(min(rates), left, self._shards - len(rates))
                 and self._start_pool()):
             assert self._pool is not None
             yield from self._pool.map(todo)

@@ -754,13 +754,15 @@ def start_second_process(tokenizers: Sequence[str], *, jobs: int | None,
 
 def shards_only(specs: Sequence[str], families: Sequence[str]) -> bool:
     """Whether a run of ``specs`` cannot be split by tokenizer whatever its suites: one
-    tokenizer, or the files' costs say a split saves too little (``split.MIN_SAVED_S``)
+    tokenizer, or the files' costs say a split saves too little (``split.MIN_SAVED_S``,
+    ``MIN_FORKED_SAVED_S`` where the other process is forked)
     and no family adds to them (``split.FAMILY_COSTS_PER_MB``). Its second process runs
     document shards."""
-    from tokbench.engine.split import FAMILY_COSTS_PER_MB, MIN_SAVED_S
+    from tokbench.engine.split import FAMILY_COSTS_PER_MB, MIN_FORKED_SAVED_S, MIN_SAVED_S
 
     grows = not FAMILY_COSTS_PER_MB.keys().isdisjoint(families)
-    return len(specs) == 1 or (not grows and _estimate(specs)[1] < MIN_SAVED_S)
+    least = MIN_FORKED_SAVED_S if can_fork() else MIN_SAVED_S
+    return len(specs) == 1 or (not grows and _estimate(specs)[1] < least)
 
 
 def _by_spec(specs: Sequence[Any]) -> bool:
@@ -769,16 +771,16 @@ def _by_spec(specs: Sequence[Any]) -> bool:
 
 
 def _estimate(specs: Sequence[str], families: Sequence[str] = (), text: int = 0
-              ) -> tuple[list[bool], float]:
-    """Which tokenizers the other process would take (``split.balance``) and the seconds
-    that saves (``split.saving``), by the costs of their files, ``families`` and ``text``
-    (bytes)."""
+              ) -> tuple[list[bool], float, list[float]]:
+    """Which tokenizers the other process would take (``split.balance``), the seconds
+    that saves (``split.saving``) and the costs they come from (``split.tokenizer_cost``:
+    of their files, ``families`` and ``text``, bytes)."""
     from tokbench.engine.split import balance, saving, tokenizer_cost
     from tokbench.loading.loader import local_file
 
     costs = [tokenizer_cost(*local_file(s), families, text) for s in specs]
     other = balance(costs)
-    return other, saving(costs, other)
+    return other, saving(costs, other), costs
 
 
 def _second_process(executor: Executor, specs: list[Any], families: list[str],
@@ -803,6 +805,11 @@ def _second_process(executor: Executor, specs: list[Any], families: list[str],
                   and all(f.per_tokenizer for f in run_families(families, settings)))
 
 
+#: the longest a split's half waits for the other's messages on their way before it
+#: decides whether the other is done (``_Split._other_done``)
+OTHER_DONE_WAIT = 0.25
+
+
 class _Split:
     """A run split by tokenizer (``tokbench.engine.split``): once the suites are loaded and
     the split pays, the other process measures its group of the tokenizers while this
@@ -821,6 +828,7 @@ class _Split:
         self.progress = progress or ignore
         self.on_unit, self.on_loaded = on_unit, on_loaded
         self.suites: list[AnySuite] = []
+        self.forked = False  # the other process forked once the split was chosen
 
     def go(self, specs: list[str], suite_specs: list[Any], executor: Executor,
            free: float, splittable: bool) -> Results | None:
@@ -839,14 +847,15 @@ class _Split:
             self.suites = [_load_suite(s) for s in suite_specs]
             shards = [sh for s in self.suites for sh in s.plan_shards(1)[0]]
             text = sum(sh.nbytes for sh in shards)
-            other, saved = _estimate(specs, self.families, text)
+            other, saved, costs = _estimate(specs, self.families, text)
             mine = [s for s, o in zip(specs, other, strict=True) if not o]
             theirs = [s for s, o in zip(specs, other, strict=True) if o]
+            forked = self.other is None
             splittable = splittable and bool(mine and theirs) and sendable(
                 {s.name: s for s in self.suites})
             if choose(tokenizers=len(specs), free_cores=free,
                       work_bytes=text * len(specs), splittable=splittable,
-                      saved_s=saved) != SPLIT:
+                      saved_s=saved, forked=forked) != SPLIT:
                 auto = executor if isinstance(executor, AutoExecutor) and len(shards) >= 2 \
                     else None
                 if auto is not None and can_fork():  # forked once loaded: no second load
@@ -859,10 +868,17 @@ class _Split:
                 if not helps and self.other is not None:
                     self.other.send(None)
                 return None
-            if self.other is None:
+            if forked:
                 from tokbench.engine.split import fork_other
 
+                if len(theirs) == 1 and costs[specs.index(theirs[0])] > sum(
+                        c for s, c in zip(specs, costs, strict=True) if s in mine):
+                    # one tokenizer costs more than the rest: this process takes it, to
+                    # share its shards with a helper once the rest is done (``_mine_on``)
+                    mine, theirs = theirs, mine
                 self.other = fork_other(_forked_split_child)
+                self.forked = True
+            assert self.other is not None
             self.other.send(("split", (self.settings, self.families, self.explicit, theirs,
                                        self.suites, self.on_loaded is not None)))
             results = self._run(specs, mine, theirs, executor, wall0)
@@ -875,7 +891,6 @@ class _Split:
 
     def _run(self, specs: list[str], mine: list[str], theirs: list[str], executor: Executor,
              wall0: float) -> Results:
-        from tokbench.engine.executors import SerialExecutor
         from tokbench.engine.split import Half, JoinedProgress, Merger
 
         self.specs = specs
@@ -889,7 +904,11 @@ class _Split:
         self.executor = {"kind": type(executor).__name__, "workers": executor.workers,
                          "chosen": "split"}
         self.gone: str | None = None  # how the other process died, if it did
-        here.go(mine, self.suites, None, SerialExecutor(), RunState(None))
+        mine_on = self._mine_on(mine)
+        try:
+            here.go(mine, self.suites, None, mine_on, RunState(None))
+        finally:
+            mine_on.close()
         self.here.done = True
         if self.on_loaded is not None:  # built while the other process builds its own
             from tokbench.engine.viewer import ViewerPart
@@ -914,6 +933,30 @@ class _Split:
         results = self.merger.merge(self.executor, time.perf_counter() - wall0)
         self.progress(RunDone())
         return results
+
+    def _mine_on(self, mine: list[str]) -> Executor:
+        """How this process runs its shards: here, or, where it forked the other process
+        and measures one tokenizer, also in a helper forked once that tokenizer is loaded
+        if the other process is done by then (its core is free). Shards are planned as the
+        other process plans them (one worker): the intervals join both processes' units."""
+        from tokbench.engine.executors import AutoExecutor, SerialExecutor
+
+        if not self.forked or len(mine) != 1:
+            return SerialExecutor()
+        auto = AutoExecutor(1)
+        auto.forks, auto.pool, auto.fork_if = True, False, self._other_done
+        return auto
+
+    def _other_done(self) -> bool:
+        """Whether the other process has finished its tokenizers. What it said may still
+        be on its way (``OtherProcess.pending``): that is taken first, for
+        ``OTHER_DONE_WAIT`` seconds at most (a process still working sends its progress)."""
+        assert self.other is not None
+        end = time.perf_counter() + OTHER_DONE_WAIT
+        while not self.there.done and self.gone is None and self.other.pending() \
+                and time.perf_counter() < end:
+            self._pump(block=True, until=lambda: self.there.done, timeout=0.05)
+        return self.there.done
 
     def _redo(self, specs: list[str], here: _Run) -> None:
         from tokbench.engine.executors import SerialExecutor
@@ -940,13 +983,15 @@ class _Split:
         if self.on_unit is not None:
             self.on_unit(self.merger.merge(self.executor))
 
-    def _pump(self, block: bool, until: Callable[[], bool] | None = None) -> None:
+    def _pump(self, block: bool, until: Callable[[], bool] | None = None,
+              timeout: float | None = None) -> None:
         """Take the other process's messages (its events, checkpoints, its end): those
-        waiting, or with ``block`` until ``until()`` holds."""
+        waiting, or with ``block`` until ``until()`` holds (or none came for ``timeout``
+        seconds)."""
         if self.gone is not None or (until is not None and until()):
             return
         assert self.other is not None  # started or forked before the split's work
-        for kind, body in self.other.messages(block):
+        for kind, body in self.other.messages(block, timeout):
             if kind == "event":
                 self.joined(body, mine=False)
             elif kind in ("unit", "done"):

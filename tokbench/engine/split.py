@@ -75,6 +75,11 @@ MERGE_COST = 0.1
 #: devtest in 4 languages with cl100k_base and xlm-roberta: 1.64 s estimated; split, its
 #: run took 3.54-4.02 s against 3.21-3.78 s in one process, 4 alternated pairs)
 MIN_SAVED_S = 2.0
+#: the same where the other process is forked once the split is chosen (``fork_other``):
+#: it pays no interpreter, imports or reading of the suites, and when this process
+#: measures one costly tokenizer it forks a shard helper once the other group is done
+#: (the same job: split, 3.6-4.1 s against 3.6-4.5 s in one process with a helper)
+MIN_FORKED_SAVED_S = 1.0
 
 SPLIT = "split"
 SERIAL = "serial"
@@ -84,7 +89,7 @@ SECOND_CORE = 1.5
 
 
 def choose(*, tokenizers: int, free_cores: float, work_bytes: int, splittable: bool,
-           saved_s: float = float("inf")) -> str:
+           saved_s: float = float("inf"), forked: bool = False) -> str:
     """How a default-``jobs`` run works: ``"split"`` by tokenizer over two processes,
     ``"serial"`` in this process, or ``"auto"`` (``AutoExecutor``: a pool of document
     shards if the first shard's speed says it pays, else this process).
@@ -93,12 +98,13 @@ def choose(*, tokenizers: int, free_cores: float, work_bytes: int, splittable: b
     ``work_bytes``: the text times the tokenizers; ``splittable``: nothing in the run
     keeps it in one process (a resumed run, one read to a precision, tokenizers that
     cannot be sent, a family comparing tokenizers); ``saved_s``: the seconds the split
-    saves by the estimates (``saving``; unknown before the suites are loaded).
+    saves by the estimates (``saving``; unknown before the suites are loaded); ``forked``:
+    the other process would be forked (``MIN_FORKED_SAVED_S``), not spawned.
     """
     if free_cores < SECOND_CORE:
         return SERIAL
     if splittable and tokenizers >= 2 and work_bytes <= SPLIT_MAX_BYTES \
-            and saved_s >= MIN_SAVED_S:
+            and saved_s >= (MIN_FORKED_SAVED_S if forked else MIN_SAVED_S):
         return SPLIT
     return AUTO
 
@@ -465,36 +471,56 @@ class OtherProcess:
         self.proc.start()
         theirs.close()
         self.finished = False  # it said its last
+        self._reading = False  # a message is being read
         self._outbox = Outbox(self.conn)
         self._inbox: queue.Queue[tuple[str, Any]] = queue.Queue()
         threading.Thread(target=self._receive, daemon=True, name="tokbench-split-inbox").start()
 
     def _receive(self) -> None:
+        import pickle
+
         while True:
             try:
-                message = self.conn.recv()
+                self.conn.poll(None)  # a message begins (or the pipe ends)
+                self._reading = True  # from its first bytes until it is in the inbox
+                data = self.conn.recv_bytes()
             except (EOFError, OSError):  # it ended, or this side closed the pipe
                 self.proc.join(5)
                 self._inbox.put(("died", self.proc.exitcode))
+                self._reading = False
                 return
+            message = pickle.loads(data)
             self._inbox.put(message)
+            self._reading = False
             if message[0] in ("viewer", "error"):
                 return
+
+    def pending(self) -> bool:
+        """Whether a message has begun to come that ``messages`` has not handed over yet
+        (in the pipe, being read, or read): the thread that reads them may not have run,
+        or only in part (this process's loading held the interpreter; a message of many
+        pipefuls is read one pipeful per turn)."""
+        try:
+            waiting = self.conn.poll(0)
+        except (OSError, EOFError):  # closed: nothing more comes
+            waiting = False
+        return self._reading or not self._inbox.empty() or waiting
 
     def send(self, work: object) -> None:
         """Give the process its work (``Outbox``: it may still be starting, and the default
         run's suites are 1.1 MB); one that died already is found by ``messages``."""
         self._outbox.send(work)
 
-    def messages(self, block: bool) -> Iterator[tuple[str, Any]]:
+    def messages(self, block: bool, timeout: float | None = None
+                 ) -> Iterator[tuple[str, Any]]:
         """Messages received (``block``: waiting for more until the process has said its
-        last, ``"viewer"`` or ``"error"``); a process that died first says
-        ``("died", exit code)``."""
+        last, ``"viewer"`` or ``"error"``, or for ``timeout`` seconds at most for each); a
+        process that died first says ``("died", exit code)``."""
         import queue
 
         while not self.finished:
             try:
-                message = self._inbox.get(block)
+                message = self._inbox.get(block, timeout)
             except queue.Empty:
                 return
             self.finished = message[0] in ("viewer", "error", "died")
