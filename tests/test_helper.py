@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_split import _same_as_serial
+from tests._runs import WORDS, same_as_serial, sharded_corpus
 from tokbench.engine import executors, helper, runner, split
 from tokbench.engine.executors import usable_cores
 from tokbench.engine.helper import ShardHelper, _reuse
@@ -21,25 +21,14 @@ from tokbench.engine.runner import run
 from tokbench.engine.work import PinnedSpec, ShardResult, ShardTask
 from tokbench.errors import InputError
 from tokbench.loading.loader import load_tokenizer
-from tokbench.suites.model import Document, Suite
 
 METRICS = ["compression", "roundtrip"]
-WORDS = ["token", "Wörter", "слово", "语言", "テキスト", "λέξη", "12345", "naïve", "😀"]
 
 
 @pytest.fixture
 def free(monkeypatch: pytest.MonkeyPatch) -> None:
     """A second core free whatever the machine's load."""
     monkeypatch.setattr(executors, "free_cores", lambda: 2.0)
-
-
-def _corpus(docs: int = 30_000) -> Suite:
-    """About 1.3 MB of text in three languages: several shards (``MIN_SHARD_BYTES`` is
-    256 KB)."""
-    rng = random.Random(7)
-    return Suite("helped", "1", [
-        Document(f"d{i}", ("eng_Latn", "rus_Cyrl", "jpn_Jpan")[i % 3], "x",
-                 " ".join(rng.choices(WORDS, k=rng.randint(3, 9)))) for i in range(docs)])
 
 
 class Here:
@@ -81,7 +70,7 @@ def forks(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> bo
 
 def test_one_tokenizer_runs_its_shards_in_both_processes(
         free: None, forks: bool, monkeypatch: pytest.MonkeyPatch) -> None:
-    spec = _corpus()
+    spec = sharded_corpus()
     shards = len(spec.plan_shards(usable_cores())[0])
     one = run(["cl100k_base"], [spec], METRICS, jobs=1)
     here = Here(monkeypatch)
@@ -90,14 +79,14 @@ def test_one_tokenizer_runs_its_shards_in_both_processes(
     assert "TOKENIZERS_PARALLELISM" not in os.environ  # set for the fork alone
     assert got.meta.executor == {"kind": "AutoExecutor", "workers": usable_cores(),
                                  "chosen": "helper"}
-    _same_as_serial(got, one)
+    same_as_serial(got, one)
     assert shards >= 4 and 0 < len(here.indexes) < shards  # the helper ran the others
     assert not here.helpers[0].other.proc.is_alive()  # ended with the shards
 
 
 def test_a_helper_that_dies_has_its_shard_run_here(
         free: None, forks: bool, monkeypatch: pytest.MonkeyPatch) -> None:
-    spec = _corpus()
+    spec = sharded_corpus()
     shards = len(spec.plan_shards(usable_cores())[0])
     killed: list[int] = []
     send = split.OtherProcess.send
@@ -113,7 +102,7 @@ def test_a_helper_that_dies_has_its_shard_run_here(
     here = Here(monkeypatch)
     got = run(["gpt2"], [spec], METRICS, jobs=None)
     assert got.meta.executor is not None and got.meta.executor["chosen"] == "helper"
-    _same_as_serial(got, one)
+    same_as_serial(got, one)
     assert killed and killed[0] in here.indexes  # its shard, run again here
     assert sorted(here.indexes) == list(range(shards))
 
@@ -131,7 +120,7 @@ def test_a_run_that_stops_before_its_shards_ends_its_helper(
 
     monkeypatch.setattr(ShardHelper, "__init__", recorded)
     with pytest.raises(UnknownNameError, match="reference tokenizer"):
-        run(["gpt2"], [_corpus()], METRICS, jobs=None, reference="gtp2")
+        run(["gpt2"], [sharded_corpus()], METRICS, jobs=None, reference="gtp2")
     if forks:  # it stopped once loaded, before the helper was forked
         assert made == []
     else:  # spawned at the start
@@ -180,12 +169,12 @@ def test_a_split_that_does_not_pay_runs_shards_in_its_second_process(
     the tokenizers; spawned, the process spawned at once is handed the shards."""
     monkeypatch.setattr(runner, "shards_only", lambda specs, families: False)
     monkeypatch.setattr(split, "choose", lambda **kwargs: split.AUTO)  # the split declined
-    spec = _corpus()
+    spec = sharded_corpus()
     one = run(["gpt2", "bytes"], [spec], METRICS, jobs=1)
     got = run(["gpt2", "bytes"], [spec], METRICS, jobs=None)
     assert methods == (["fork"] if forks else ["spawn"])
     assert got.meta.executor is not None and got.meta.executor["chosen"] == "helper"
-    _same_as_serial(got, one)
+    same_as_serial(got, one)
 
 
 def test_no_second_process_is_started_early_for_a_run_that_will_not_take_it(

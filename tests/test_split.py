@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from tests._runs import same_as_serial, sharded_corpus
 from tokbench.engine import executors, helper, runner, split
 from tokbench.engine.executors import usable_cores
 from tokbench.engine.runner import run
@@ -218,20 +219,6 @@ def forks(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> bo
     return bool(request.param)
 
 
-def _same_as_serial(got: Results, one: Results) -> None:
-    """Every non-timing row equal and in the same order; failures and meta as one
-    process's; timing rows the same keys in the same order."""
-    def rows(r: Results) -> list[object]:
-        return [x.key if x.metric.startswith("throughput") else x.to_dict() for x in r.rows]
-
-    assert rows(got) == rows(one)
-    assert [f.to_dict() for f in got.failures] == [f.to_dict() for f in one.failures]
-    a, b = got.meta.to_dict(), one.meta.to_dict()
-    for key in ("tokenizers", "suites", "errors", "warnings", "finished_units",
-                "failure_counts", "segmenters", "settings", "metric_families", "complete"):
-        assert a.get(key) == b.get(key), key
-
-
 def test_a_split_run_gives_one_process_rows_in_its_order(free: None, forks: bool,
                                                          methods: list[str]) -> None:
     one = run(TOKENIZERS, SUITES, throughput_repeats=1, jobs=1)
@@ -243,7 +230,7 @@ def test_a_split_run_gives_one_process_rows_in_its_order(free: None, forks: bool
     assert got.meta.executor == {"kind": "AutoExecutor", "workers": usable_cores(),
                                  "chosen": "split"}
     assert methods == (["fork"] if forks else ["spawn"])
-    _same_as_serial(got, one)
+    same_as_serial(got, one)
     assert any(r.extra.get("vs") for r in got.rows)  # paired comparisons across processes
     # one start, one end; each process encodes the text once: twice the bytes
     starts = [e for e in events if isinstance(e, RunStarted)]
@@ -275,7 +262,7 @@ def test_a_tokenizer_that_fails_in_the_other_process_is_said_as_in_one(
     events: list[Event] = []
     got = run(specs, SUITES[:1], ["compression"], jobs=None, progress=events.append)
     assert got.meta.executor["chosen"] == "split"
-    _same_as_serial(got, one)
+    same_as_serial(got, one)
     assert [e.subject for e in got.meta.errors] == [f"tokenizer {bad}"]
     assert [e.tokenizer for e in events if isinstance(e, TokenizerFailed)] == [bad]
 
@@ -369,7 +356,6 @@ def test_a_forked_split_shares_its_one_costly_tokenizer_with_a_helper(
     other process done with bytes once gpt2 is loaded, forks a helper for gpt2's shards."""
     if not helper.can_fork():
         pytest.skip("forks only on Linux")
-    from tests.test_helper import METRICS, _corpus
 
     def done_first(self: runner._Split) -> bool:  # the other group is done first
         self._pump(block=True, until=lambda: self.there.done)
@@ -384,13 +370,14 @@ def test_a_forked_split_shares_its_one_costly_tokenizer_with_a_helper(
         return mine_on(self, mine)
 
     monkeypatch.setattr(runner._Split, "_mine_on", recorded)
-    spec = _corpus()
+    spec = sharded_corpus()
     assert len(spec.plan_shards(1)[0]) >= 2
-    one = run(["bytes", "gpt2"], [spec], METRICS, jobs=1)
-    got = run(["bytes", "gpt2"], [spec], METRICS, jobs=None)
+    metrics = ["compression", "roundtrip"]
+    one = run(["bytes", "gpt2"], [spec], metrics, jobs=1)
+    got = run(["bytes", "gpt2"], [spec], metrics, jobs=None)
     assert got.meta.executor is not None and got.meta.executor["chosen"] == "split"
     assert taken == [["gpt2"]] and methods == ["fork", "fork"]  # the other half, the helper
-    _same_as_serial(got, one)
+    same_as_serial(got, one)
 
 
 def _done_at_once(conn: Any, parent: int) -> None:

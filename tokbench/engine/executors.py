@@ -199,7 +199,7 @@ class AutoExecutor:
         self.forks = False
         self.fork_if: Callable[[], bool] | None = None
         #: False: never a pool (the half of a split run: the other process has a core)
-        self.pool = True
+        self.pool_allowed = True
 
     def expect(self, nbytes: int, shards: int, load_s: float) -> None:
         """What the planner knows before any shard: the bytes to encode (summed over the
@@ -213,7 +213,8 @@ class AutoExecutor:
         the caller goes on) when the corpus is so large that it pays at any speed."""
         self._serial.start(run_id, tokenizers, specs)
         self._run = (run_id, tokenizers, specs)
-        eager = self.pool and self._total >= EAGER_BYTES and self._parallel(self._shards) >= 1.5
+        eager = self.pool_allowed and self._total >= EAGER_BYTES \
+            and self._parallel(self._shards) >= 1.5
         if self.forks and self.helper is None and self._shards >= 2 and not (
                 eager and self.workers > 2) and (self.fork_if is None or self.fork_if()):
             from tokbench.engine.helper import fork_helper
@@ -279,7 +280,7 @@ class AutoExecutor:
         if not rates:
             return
         left = max(0, self._total - done)
-        if (left and self.pool and self.pays(min(rates), left, self._shards - len(rates))
+        if (left and self.pool_allowed and self.pays(min(rates), left, self._shards - len(rates))
                 and self._start_pool()):
             assert self._pool is not None
             yield from self._pool.map(todo)

@@ -944,7 +944,7 @@ class _Split:
         if not self.forked or len(mine) != 1:
             return SerialExecutor()
         auto = AutoExecutor(1)
-        auto.forks, auto.pool, auto.fork_if = True, False, self._other_done
+        auto.forks, auto.pool_allowed, auto.fork_if = True, False, self._other_done
         return auto
 
     def _other_done(self) -> bool:
