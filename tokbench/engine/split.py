@@ -531,6 +531,9 @@ class OtherProcess:
         if self.proc.is_alive():
             self.proc.terminate()
         self.proc.join(5)
+        if self.proc.is_alive():  # SIGTERM not taken within 5 s (a loaded machine)
+            self.proc.kill()
+            self.proc.join(5)
         self._outbox.close()  # a write to a process now gone fails at once
         self.conn.close()
 
