@@ -54,16 +54,24 @@ def table_key(tok: Tokenizer) -> str | None:
         return None
 
 
-def _path(key: str) -> Path:
+def _path(key: str) -> Path | None:
+    """The entry's file; None when no cache folder can be used."""
+    from tokbench.errors import TokbenchError
     from tokbench.paths import cache_dir
 
-    return cache_dir() / "tables" / key[:2] / f"{key}.npz"
+    try:
+        return cache_dir() / "tables" / key[:2] / f"{key}.npz"
+    except TokbenchError:  # $TOKBENCH_CACHE is a file, say
+        return None
 
 
 def read_table(key: str) -> StoredTable | None:
     """The table stored under ``key``, or None when absent or not trustworthy."""
+    path = _path(key)
+    if path is None:
+        return None
     try:
-        with np.load(_path(key), allow_pickle=False) as z:
+        with np.load(path, allow_pickle=False) as z:
             stored = str(z["key"])
             length, flat = z["length"].astype(np.int64), z["flat"]
             known, partial, fallback = z["known"], z["partial"], z["fallback"]
@@ -80,15 +88,10 @@ def read_table(key: str) -> StoredTable | None:
 
 def write_table(key: str, table: StoredTable) -> None:
     """Store ``table`` under ``key`` atomically; skipped when the cache cannot be written."""
-    from tokbench.atomic import atomic_open
-    from tokbench.errors import TokbenchError
+    from tokbench.adapters.file_cache import write_entry
 
     buf = io.BytesIO()
     np.savez(buf, key=np.array(key), length=table.length.astype(np.int32),
              flat=np.frombuffer(table.flat, dtype=np.uint8), known=table.known,
              partial=table.partial, fallback=table.fallback)
-    try:
-        with atomic_open(_path(key)) as f:
-            f.write(buf.getvalue())
-    except (OSError, TokbenchError):  # no cache folder can be used
-        pass
+    write_entry(_path(key), buf.getvalue())
