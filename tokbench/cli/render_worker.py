@@ -10,6 +10,12 @@ and neither waits for the other but for the last jobs in flight. A job the worke
 and did not finish (it failed, or died) is done here, so a run's files never depend on
 the worker; what went wrong is kept in ``failure`` for the CLI to say.
 
+A run that times its tokenizers last (``run(on_measured=)``) sends the worker a draft
+first (``send_draft``): its rows but the timings', final already. The worker draws the
+draft's plots into its own folder while the run times on another core, and once the
+results come, any plot drawn from the same inputs (``same_drawing``) is taken as done,
+its file copied in; the rest are drawn as before.
+
 With a second core and plots too few for the run's process to import matplotlib and
 draw too (two or three small ones), the warm worker forks a sibling that takes jobs from
 the same list (``_fork``): a fork starts drawing at once. The worker ends when its jobs
@@ -115,9 +121,11 @@ class RenderWorker:
 
     def __init__(self, process: Any, conn: Any, folder: Path) -> None:
         self._process, self._conn, self._folder = process, conn, folder
-        self._sent = False
+        self._sent = self._drafted = False
         #: the pids of the processes the worker forked to draw beside it (``SIBLING``)
         self.siblings: list[int] = []
+        #: the jobs the worker found drawn already from the draft (``send_draft``)
+        self.adopted: list[int] = []
         #: why the worker did not do every job it took, if it did not (for the CLI to say)
         self.failure: str | None = None
 
@@ -170,10 +178,22 @@ class RenderWorker:
         data = self._folder / "results.pickle"
         data.write_bytes(pickle.dumps(results, protocol=pickle.HIGHEST_PROTOCOL))
         try:
-            self._conn.send((str(data), str(out), plots))
+            self._conn.send(("results", str(data), str(out), plots))
             self._sent = True
         except OSError as e:  # it is gone already: every job is done here
             self._note(f"the render worker could not be reached ({e})")
+
+    def send_draft(self, results: Results) -> None:
+        """Give the worker, before ``send``, results whose rows are final but for some
+        still to come (``run(on_measured=)``): it draws their plots meanwhile, for
+        ``send``'s results to reuse where their inputs are the same. Once at most."""
+        if self._sent or self._drafted:
+            return
+        data = self._folder / "draft.pickle"
+        data.write_bytes(pickle.dumps(results, protocol=pickle.HIGHEST_PROTOCOL))
+        self._drafted = True
+        with contextlib.suppress(OSError):  # gone: ``send`` says so
+            self._conn.send(("draft", str(data)))
 
     def finish(self, jobs: Sequence[Job]) -> list[Path | None]:
         """Do the jobs of ``jobs`` (``file_jobs`` of what was sent) the worker does not
@@ -207,8 +227,10 @@ class RenderWorker:
                 patient = False
             elif msg is None:  # its jobs in flight are slower than doing them here
                 live = False
-            elif msg[0] == "done":
+            elif msg[0] in ("done", "adopted"):
                 done[msg[1]] = None if msg[2] is None else Path(msg[2])
+                if msg[0] == "adopted":
+                    self.adopted.append(msg[1])
             elif msg[0] == "sibling":
                 self.siblings.append(msg[1])
             else:
@@ -346,13 +368,19 @@ def _serve(conn: Any, parent: int, folder: str, niceness: int | None) -> None:
     _lower_priority(0, niceness)  # if the process that started it could not
     try:
         _warm()
+        drafts: list[tuple[Job, Path | None]] = []
         try:
-            data, out, plots = conn.recv()
+            message = conn.recv()
+            if message[0] == "draft":
+                drafts = _draw_draft(conn, Path(message[1]), Path(folder) / "draft")
+                message = conn.recv()
         except EOFError:  # closed before the run's end: nothing to do
             return
+        _, data, out, plots = message
         results = as_saved(pickle.loads(Path(data).read_bytes()))
         jobs = file_jobs(results, Path(out), plots)
         claims = Claims(Path(folder), claim_order(jobs))
+        _adopt(conn, claims, jobs, drafts)
         sibling = _fork(conn, claims, jobs)
         _draw(conn, claims, jobs)
         if sibling:
@@ -360,6 +388,51 @@ def _serve(conn: Any, parent: int, folder: str, niceness: int | None) -> None:
     except Exception as e:
         with contextlib.suppress(OSError):
             conn.send(("failed", f"{type(e).__name__}: {e}"))
+
+
+def _draw_draft(conn: Any, data: Path, folder: Path) -> list[tuple[Job, Path | None]]:
+    """Draw the plots of the draft results in ``data`` into ``folder``, costliest
+    first, until the run's results come; each job drawn with what it returned."""
+    from tokbench.render.plots import draw_cost, plot_jobs
+
+    folder.mkdir(exist_ok=True)
+    jobs = plot_jobs(as_saved(pickle.loads(data.read_bytes())), folder)
+    drawn: list[tuple[Job, Path | None]] = []
+    for job in sorted(jobs, key=lambda j: -draw_cost(j)):
+        if conn.poll():  # the results came: they are drawn now
+            break
+        drawn.append((job, job()))
+    return drawn
+
+
+def same_drawing(a: Job, b: Job) -> bool:
+    """Whether plot jobs ``a`` and ``b`` (``plot_jobs``) draw the same picture, each to its
+    own ``path``: the same function called with equal inputs."""
+    def inputs(job: Job) -> tuple[Any, Any, dict[str, Any]]:
+        keywords = getattr(job, "keywords", {})
+        return (getattr(job, "func", job), getattr(job, "args", ()),
+                {k: v for k, v in keywords.items() if k != "path"})
+
+    (fa, aa, ka), (fb, ab, kb) = inputs(a), inputs(b)
+    try:
+        return fa is fb and bool(aa == ab) and bool(ka == kb)
+    except Exception:  # inputs that do not compare: drawn again
+        return False
+
+
+def _adopt(conn: Any, claims: Claims, jobs: Sequence[Job],
+           drafts: Sequence[tuple[Job, Path | None]]) -> None:
+    """Take as done each plot of ``jobs`` drawn already from a draft (``_draw_draft``)
+    with the same inputs: claimed, its file copied in, said ``adopted``."""
+    from tokbench.atomic import write_atomic
+
+    for k, job in enumerate(jobs[1:], start=1):
+        same = [path for draft, path in drafts if same_drawing(job, draft)]
+        if not same or not claims.claim(k):
+            continue
+        target = None if same[0] is None else write_atomic(job_file(job),
+                                                           same[0].read_bytes())
+        conn.send(("adopted", k, None if target is None else str(target)))
 
 
 def _draw(conn: Any, claims: Claims, jobs: Sequence[Job]) -> None:

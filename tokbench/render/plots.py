@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -190,41 +191,65 @@ def _heatmap(plt: Any, values: dict[tuple[str, str], float], tokenizers: Sequenc
     return path
 
 
-def _fairness(plt: Any, results: Results, suite: str, tokenizers: Sequence[str],
-              path: Path, trust: Trust) -> Path | None:
-    """Per tokenizer: Gini of the premiums (left); mean and worst premium, the worst
-    language written on its bar (right)."""
+@dataclass(frozen=True)
+class FairnessBar:
+    """One tokenizer's fairness figures (the inputs of ``_fairness``): the Gini of its
+    premiums, its mean and worst premium, the worst language and that value's caveat."""
+
+    gini: float
+    mean: float
+    worst: float
+    lang: str
+    caveat: Caveat | None = None
+
+
+def _fairness_bars(results: Results, suite: str, tokenizers: Sequence[str], trust: Trust
+                   ) -> dict[str, FairnessBar]:
+    """Per tokenizer with a Gini row on ``suite``: its ``FairnessBar``, in ``tokenizers``'
+    order."""
     from tokbench.metrics.fairness import FAIRNESS_METRICS, GINI, MACRO, WORST
 
     rows = {(r.tokenizer, r.metric): r for r in results.rows
             if r.suite == suite and r.subset == "all"
             and r.metric in {m.name for m in FAIRNESS_METRICS}
             and isinstance(r.value, (int, float))}
-    toks = [t for t in tokenizers if (t, GINI.name) in rows]
+
+    def value(t: str, metric: str) -> float:
+        row = rows.get((t, metric))
+        return float(row.value or 0.0) if row is not None else 0.0
+
+    return {t: FairnessBar(value(t, GINI.name), value(t, MACRO.name), value(t, WORST.name),
+                           str(rows[(t, WORST.name)].extra.get("lang", ""))
+                           if (t, WORST.name) in rows else "",
+                           trust.caveat(t, suite, "all", WORST.name))
+            for t in tokenizers if (t, GINI.name) in rows}
+
+
+def _fairness(plt: Any, bars: Mapping[str, FairnessBar], suite: str, path: Path
+              ) -> Path | None:
+    """Per tokenizer: Gini of the premiums (left); mean and worst premium, the worst
+    language written on its bar (right)."""
+    toks = list(bars)
     if not toks:
         return None
     fig, (left, right) = plt.subplots(1, 2, figsize=(PAGE_WIDTH, 4.4))
     xs = range(len(toks))
-    def value(t: str, metric: str) -> float:
-        return float(rows[(t, metric)].value or 0.0)
-
-    left.bar(xs, [value(t, GINI.name) for t in toks], color="#4c72b0")
+    left.bar(xs, [bars[t].gini for t in toks], color="#4c72b0")
     left.set_title("Gini of premiums (0 = equal cost)")
     width = 0.4
-    macro = [value(t, MACRO.name) for t in toks]
-    worst = [value(t, WORST.name) for t in toks]
+    macro = [bars[t].mean for t in toks]
+    worst = [bars[t].worst for t in toks]
     right.bar([x - width / 2 for x in xs], macro, width, label="mean premium", color="#55a868")
-    bars = right.bar([x + width / 2 for x in xs], worst, width, label="worst premium",
-                     color="#c44e52")
-    for bar, t in zip(bars, toks, strict=True):
-        lang = rows[(t, WORST.name)].extra.get("lang", "")
-        right.annotate(str(lang), (bar.get_x() + bar.get_width() / 2, bar.get_height()),
+    drawn = right.bar([x + width / 2 for x in xs], worst, width, label="worst premium",
+                      color="#c44e52")
+    for bar, t in zip(drawn, toks, strict=True):
+        right.annotate(bars[t].lang, (bar.get_x() + bar.get_width() / 2, bar.get_height()),
                        ha="center", va="bottom", fontsize=7, rotation=90)
     right.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
     right.set_ylim(0, max(worst) * 1.3)  # room for the language names
     right.set_title("Premium against English: mean and worst")
     right.legend(fontsize=8)
-    caveats = {t: trust.caveat(t, suite, "all", WORST.name) for t in toks}
+    caveats = {t: bars[t].caveat for t in toks}
     labels = [t + (c.symbols if c is not None else "") for t, c in caveats.items()]
     for ax in (left, right):
         ax.set_xticks(list(xs))
@@ -297,8 +322,8 @@ def plot_jobs(results: Results, out: Path) -> list[functools.partial[Path | None
                 "tokens / English tokens (log scale)",
                 path=out / f"premium_{safe_filename(suite)}.png",
                 flags=_flags(trust, suite, "premium", prem)))
-            jobs.append(P(_fairness, plt, results, suite, toks,
-                          path=out / f"fairness_{safe_filename(suite)}.png", trust=trust))
+            jobs.append(P(_fairness, plt, _fairness_bars(results, suite, toks, trust), suite,
+                          path=out / f"fairness_{safe_filename(suite)}.png"))
         if d.subset_by == "domain":
             bpt = _values(results, suite, "bytes_per_token")
             groups = [g for g in order_subsets({s for (_, s) in bpt}) if g != "all"]
