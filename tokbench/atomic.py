@@ -62,3 +62,15 @@ def write_atomic(target: str | Path, data: str | bytes | Iterable[bytes], *,
         label = f" {what}" if what else ""
         raise TokbenchError(f"{target}: cannot write{label} ({e.strerror or e})") from None
     return target
+
+
+def write_entry(path: Path | None, data: bytes) -> None:
+    """A cache entry: ``data`` at ``path``, atomically; nothing when there is no path or
+    the cache cannot be written (the next reader computes it again)."""
+    if path is None:
+        return
+    try:
+        with atomic_open(path) as f:
+            f.write(data)
+    except (OSError, TokbenchError):
+        pass

@@ -3,7 +3,8 @@
 An entry is keyed by the file (the sha256 of its bytes), by the code that derives it (a
 change of that module starts afresh) and by anything else its format depends on; it is
 written atomically, and a cache that cannot be written is skipped: the next load derives
-it again. Readers ignore an entry they cannot read (``hf_facts``, ``tiktoken_ranks``).
+it again (``tokbench.atomic.write_entry``). Readers ignore an entry they cannot read
+(``hf_facts``, ``tiktoken_ranks``).
 """
 
 from __future__ import annotations
@@ -30,17 +31,3 @@ def entry_path(folder: str, module: str, sha256: str, suffix: str, *extra: str
         return cache_dir() / folder / key[:2] / f"{key}{suffix}"
     except TokbenchError:  # $TOKBENCH_CACHE is a file, say
         return None
-
-
-def write_entry(path: Path | None, data: bytes) -> None:
-    """``data`` at ``path``, atomically; nothing when there is no path or the cache cannot
-    be written."""
-    from tokbench.atomic import atomic_open
-
-    if path is None:
-        return
-    try:
-        with atomic_open(path) as f:
-            f.write(data)
-    except (OSError, TokbenchError):
-        pass

@@ -17,7 +17,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tokbench.adapters.file_cache import entry_path, write_entry
+from tokbench.adapters.file_cache import entry_path
+from tokbench.atomic import write_entry
 from tokbench.errors import TokbenchError
 
 FORMAT = 1

@@ -16,7 +16,8 @@ import marshal
 import sys
 from pathlib import Path
 
-from tokbench.adapters.file_cache import entry_path, write_entry
+from tokbench.adapters.file_cache import entry_path
+from tokbench.atomic import write_entry
 from tokbench.errors import TokbenchError
 
 FORMAT = 1

@@ -16,6 +16,10 @@ draft's plots into its own folder while the run times on another core, and once 
 results come, any plot drawn from the same inputs (``same_drawing``) is taken as done,
 its file copied in; the rest are drawn as before.
 
+A worker started with ``cache`` keeps the plots drawn by it and by the run's process
+between runs (``tokbench.render.plotcache``), and takes each plot kept from the same
+inputs as done at once: a run whose values did not change draws only its timings.
+
 With a second core and plots too few for the run's process to import matplotlib and
 draw too (two or three small ones), the warm worker forks a sibling that takes jobs from
 the same list (``_fork``): a fork starts drawing at once. The worker ends when its jobs
@@ -32,11 +36,13 @@ import os
 import pickle
 import shutil
 import signal
+import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from tokbench.atomic import write_atomic
 from tokbench.results import Results, as_saved
 
 #: the worker's niceness: it gets a core only when no process of normal priority wants it
@@ -119,8 +125,9 @@ class Claims:
 class RenderWorker:
     """The worker process, seen from the run's process (see the module's docstring)."""
 
-    def __init__(self, process: Any, conn: Any, folder: Path) -> None:
+    def __init__(self, process: Any, conn: Any, folder: Path, cache: bool = False) -> None:
         self._process, self._conn, self._folder = process, conn, folder
+        self.cache = cache
         self._sent = self._drafted = False
         #: the pids of the processes the worker forked to draw beside it (``SIBLING``)
         self.siblings: list[int] = []
@@ -130,9 +137,10 @@ class RenderWorker:
         self.failure: str | None = None
 
     @classmethod
-    def start(cls, nice: int = NICE) -> RenderWorker | None:
+    def start(cls, nice: int = NICE, cache: bool = False) -> RenderWorker | None:
         """A worker importing the renderers now, or None when no process can start;
-        ``nice``: its niceness added (0 for a worker as urgent as this process).
+        ``nice``: its niceness added (0 for a worker as urgent as this process);
+        ``cache``: plots are kept between runs (``tokbench.render.plotcache``).
         It is spawned: it imports ``__main__`` again, which a script without an
         ``if __name__ == "__main__"`` guard does not survive (the CLI has one)."""
         import multiprocessing
@@ -143,7 +151,7 @@ class RenderWorker:
         try:
             conn, theirs = ctx.Pipe()
             process = ctx.Process(target=_serve, args=(theirs, os.getpid(), str(folder),
-                                                       target),
+                                                       target, cache),
                                   daemon=True, name="tokbench-render")
             with _no_interrupt():  # inherited: Ctrl-C is for this process to handle
                 process.start()
@@ -155,7 +163,7 @@ class RenderWorker:
         except (OSError, RuntimeError, NotImplementedError):
             shutil.rmtree(folder, ignore_errors=True)
             return None
-        return cls(process, conn, folder)
+        return cls(process, conn, folder, cache)
 
     @property
     def pid(self) -> int:
@@ -219,7 +227,7 @@ class RenderWorker:
             free = claims.free()
             if free and (not patient or _pays_here(free, costs, 1 + len(self.siblings))):
                 if claims.claim(free[0]):
-                    done[free[0]] = jobs[free[0]]()
+                    done[free[0]] = _made(jobs[free[0]], self.cache and free[0] > 0)
                 patient = True
                 continue
             msg = self._receive(PATIENCE)
@@ -361,7 +369,8 @@ def _lower_priority(pid: int, niceness: int | None) -> None:
             os.setpriority(os.PRIO_PROCESS, pid, niceness)
 
 
-def _serve(conn: Any, parent: int, folder: str, niceness: int | None) -> None:
+def _serve(conn: Any, parent: int, folder: str, niceness: int | None, cache: bool = False
+           ) -> None:
     """The worker: warm up, wait for the results, take jobs until none is left."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the run's process handles Ctrl-C
     _watch(parent, folder)
@@ -372,7 +381,7 @@ def _serve(conn: Any, parent: int, folder: str, niceness: int | None) -> None:
         try:
             message = conn.recv()
             if message[0] == "draft":
-                drafts = _draw_draft(conn, Path(message[1]), Path(folder) / "draft")
+                drafts = _draw_draft(conn, Path(message[1]), Path(folder) / "draft", cache)
                 message = conn.recv()
         except EOFError:  # closed before the run's end: nothing to do
             return
@@ -380,9 +389,9 @@ def _serve(conn: Any, parent: int, folder: str, niceness: int | None) -> None:
         results = as_saved(pickle.loads(Path(data).read_bytes()))
         jobs = file_jobs(results, Path(out), plots)
         claims = Claims(Path(folder), claim_order(jobs))
-        _adopt(conn, claims, jobs, drafts)
-        sibling = _fork(conn, claims, jobs)
-        _draw(conn, claims, jobs)
+        _adopt(conn, claims, jobs, drafts, cache)
+        sibling = _fork(conn, claims, jobs, cache)
+        _draw(conn, claims, jobs, cache)
         if sibling:
             os.waitpid(sibling, 0)  # it ends with this process: let it finish its jobs
     except Exception as e:
@@ -390,9 +399,11 @@ def _serve(conn: Any, parent: int, folder: str, niceness: int | None) -> None:
             conn.send(("failed", f"{type(e).__name__}: {e}"))
 
 
-def _draw_draft(conn: Any, data: Path, folder: Path) -> list[tuple[Job, Path | None]]:
-    """Draw the plots of the draft results in ``data`` into ``folder``, costliest
-    first, until the run's results come; each job drawn with what it returned."""
+def _draw_draft(conn: Any, data: Path, folder: Path, cache: bool = False
+                ) -> list[tuple[Job, Path | None]]:
+    """Draw the plots of the draft results in ``data`` into ``folder`` (``cache``: or
+    take them from the plot cache), costliest first, until the run's results come; each
+    job drawn with what it returned."""
     from tokbench.render.plots import draw_cost, plot_jobs
 
     folder.mkdir(exist_ok=True)
@@ -401,8 +412,23 @@ def _draw_draft(conn: Any, data: Path, folder: Path) -> list[tuple[Job, Path | N
     for job in sorted(jobs, key=lambda j: -draw_cost(j)):
         if conn.poll():  # the results came: they are drawn now
             break
-        drawn.append((job, job()))
+        drawn.append((job, _made(job, cache)))
     return drawn
+
+
+def _made(job: Job, cache: bool) -> Path | None:
+    """Do ``job``; with ``cache``, a plot is taken from the plot cache if kept there, else
+    drawn and kept."""
+    if not cache:
+        return job()
+    from tokbench.render import plotcache
+
+    hit, data = plotcache.lookup(job) if "matplotlib" in sys.modules else (False, None)
+    if hit:
+        return None if data is None else write_atomic(job_file(job), data)
+    made = job()
+    plotcache.keep(job, made)
+    return made
 
 
 def same_drawing(a: Job, b: Job) -> bool:
@@ -421,24 +447,31 @@ def same_drawing(a: Job, b: Job) -> bool:
 
 
 def _adopt(conn: Any, claims: Claims, jobs: Sequence[Job],
-           drafts: Sequence[tuple[Job, Path | None]]) -> None:
+           drafts: Sequence[tuple[Job, Path | None]], cache: bool = False) -> None:
     """Take as done each plot of ``jobs`` drawn already from a draft (``_draw_draft``)
-    with the same inputs: claimed, its file copied in, said ``adopted``."""
-    from tokbench.atomic import write_atomic
+    with the same inputs, or kept in the plot cache (``cache``): claimed, its file
+    written, said ``adopted``."""
+    from tokbench.render import plotcache
 
     for k, job in enumerate(jobs[1:], start=1):
         same = [path for draft, path in drafts if same_drawing(job, draft)]
-        if not same or not claims.claim(k):
+        if same:
+            data = None if same[0] is None else same[0].read_bytes()
+        elif cache:
+            hit, data = plotcache.lookup(job)
+            if not hit:
+                continue
+        else:
             continue
-        target = None if same[0] is None else write_atomic(job_file(job),
-                                                           same[0].read_bytes())
-        conn.send(("adopted", k, None if target is None else str(target)))
+        if claims.claim(k):
+            target = None if data is None else write_atomic(job_file(job), data)
+            conn.send(("adopted", k, None if target is None else str(target)))
 
 
-def _draw(conn: Any, claims: Claims, jobs: Sequence[Job]) -> None:
-    """Take the free jobs in turn, saying each one done."""
+def _draw(conn: Any, claims: Claims, jobs: Sequence[Job], cache: bool = False) -> None:
+    """Take the free jobs in turn, saying each one done (``cache``: see ``_made``)."""
     for k in claims.take():
-        path = jobs[k]()
+        path = _made(jobs[k], cache) if k > 0 else jobs[k]()
         conn.send(("done", k, None if path is None else str(path)))
 
 
@@ -448,7 +481,7 @@ def _draw(conn: Any, claims: Claims, jobs: Sequence[Job]) -> None:
 SIBLING = 2
 
 
-def _fork(conn: Any, claims: Claims, jobs: Sequence[Job]) -> int:
+def _fork(conn: Any, claims: Claims, jobs: Sequence[Job], cache: bool = False) -> int:
     """Fork a sibling that draws beside this process; its pid (said to the run's
     process), or 0 when none is forked: with ``SIBLING`` plots or more free, a second
     core, and too little to draw for the run's process to import matplotlib and draw too
@@ -474,7 +507,7 @@ def _fork(conn: Any, claims: Claims, jobs: Sequence[Job]) -> int:
             os.close(go)
             _follow(worker)
             os.read(said, 1)  # the worker has said it forked: every "done" comes after
-            _draw(conn, claims, jobs)
+            _draw(conn, claims, jobs, cache)
         except BaseException as e:
             code = 1
             with contextlib.suppress(BaseException):  # one write, whole: kept short

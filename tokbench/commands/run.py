@@ -250,7 +250,8 @@ def _render_worker(args: argparse.Namespace, conf: dict[str, Any]) -> Any:
     """The process that draws the plots beside this one (``RenderWorker``), started now
     so that it imports matplotlib while the run works; none with ``--jobs 1`` (all in
     this process), ``--no-plots`` (results.csv alone does not pay a process) or metrics
-    that draw no plot but compression's bars by domain (``PLOTTED_FAMILIES``)."""
+    that draw no plot but compression's bars by domain (``PLOTTED_FAMILIES``). It keeps
+    the plots between runs (``tokbench.render.plotcache``)."""
     from tokbench.metrics import resolve_families
     from tokbench.render.plots import PLOTTED_FAMILIES
 
@@ -259,7 +260,7 @@ def _render_worker(args: argparse.Namespace, conf: dict[str, Any]) -> Any:
         return contextlib.nullcontext(None)
     from tokbench.cli.render_worker import RenderWorker
 
-    return RenderWorker.start() or contextlib.nullcontext(None)
+    return RenderWorker.start(cache=True) or contextlib.nullcontext(None)
 
 
 def _drafts(worker: Any) -> Any:

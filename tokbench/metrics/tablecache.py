@@ -88,7 +88,7 @@ def read_table(key: str) -> StoredTable | None:
 
 def write_table(key: str, table: StoredTable) -> None:
     """Store ``table`` under ``key`` atomically; skipped when the cache cannot be written."""
-    from tokbench.adapters.file_cache import write_entry
+    from tokbench.atomic import write_entry
 
     buf = io.BytesIO()
     np.savez(buf, key=np.array(key), length=table.length.astype(np.int32),

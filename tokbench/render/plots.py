@@ -280,6 +280,18 @@ def draw_cost(job: Any) -> float:
     return 0.4 + 0.003 * len(values)
 
 
+#: the plot of the run's throughput rows (``plot_jobs``)
+THROUGHPUT_PLOT = "throughput.png"
+
+
+def timed(job: Any) -> bool:
+    """Whether plot ``job`` (of ``plot_jobs``) draws timings, which differ on every run."""
+    from tokbench.render.speed import SPEED_PLOTS
+
+    path = getattr(job, "keywords", {}).get("path")
+    return path is not None and Path(path).name in {THROUGHPUT_PLOT, *SPEED_PLOTS}
+
+
 def render_plots(results: Results, out_dir: str | Path) -> list[Path]:
     """Write the standard plots into ``out_dir``; returns the files written, in report
     order."""
@@ -351,7 +363,7 @@ def plot_jobs(results: Results, out: Path) -> list[functools.partial[Path | None
     if tp:
         jobs.append(P(
             _grouped_bars, plt, tp, toks, [s for s in suites if any(x == s for (_, x) in tp)],
-            "Encode throughput, one thread (median)", "MB/s", path=out / "throughput.png"))
+            "Encode throughput, one thread (median)", "MB/s", path=out / THROUGHPUT_PLOT))
     if has_speed(results):
         for plot, name in zip((latency_cdf_plot, threads_plot, length_plot), SPEED_PLOTS,
                               strict=True):

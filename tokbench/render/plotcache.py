@@ -1,0 +1,155 @@
+"""Plots kept between runs: a plot job (``plot_jobs``) draws the same picture from the same
+inputs, so a run whose values did not change (the default run's compression, premium and
+fertility on the built-in suites, with the same tokenizer files) copies its pictures
+instead of drawing them again (about 0.5-1.3 s each; the default run's 8 of them ~6 s).
+
+An entry is keyed by everything the picture depends on: the job's function and inputs
+(its ``path`` aside), the code that draws (its module, ``plots``, ``figures`` and the
+caveat legend of ``tokbench.metrics.trust``) and the drawing stack (matplotlib, FreeType,
+Pillow and zlib versions, every rcParam but the backend, the fonts matplotlib knows). A
+new value, tokbench, library, style or font is a new key, never a stale picture. Inputs
+that cannot be pickled are never cached. Entries live in ``$TOKBENCH_CACHE/plots/``,
+written atomically; an entry that is not a whole PNG is drawn again. The folder keeps the
+``MAX_ENTRIES`` last used (an entry is touched when used). Plots of timings
+(``plots.timed``), new on every run, are not kept.
+
+Computing a key needs matplotlib imported: only a process that draws uses the cache.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import pickle
+import sys
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+
+from tokbench.hashing import module_sha256
+
+FORMAT = 1
+#: entries kept: the last used (the default run keeps 8 plots, 35-220 KB each)
+MAX_ENTRIES = 200
+#: the modules whose code every picture depends on, besides its function's own
+CODE = ("tokbench.render.plots", "tokbench.render.figures", "tokbench.metrics.trust")
+PNG_START = b"\x89PNG\r\n\x1a\n"
+PNG_END = b"IEND\xaeB`\x82"
+#: an entry of a job that had nothing to draw
+NOTHING = b""
+
+Job = Callable[[], "Path | None"]
+
+
+def plot_key(job: Job) -> str | None:
+    """The cache key of plot ``job`` (a ``functools.partial`` of ``plot_jobs``); None when
+    it cannot be keyed (inputs that do not pickle, code without a source file)."""
+    func = getattr(job, "func", None)
+    if func is None:
+        return None
+    keywords = {k: v for k, v in getattr(job, "keywords", {}).items() if k != "path"}
+    stack = _stack(getattr(func, "__module__", ""))
+    if stack is None:
+        return None
+    try:
+        inputs = pickle.dumps((func.__module__, func.__qualname__, getattr(job, "args", ()),
+                               sorted(keywords.items())), protocol=4)
+    except Exception:  # an input of its own kind, unpicklable: drawn every time
+        return None
+    return hashlib.sha256(stack + inputs).hexdigest()
+
+
+def _stack(module: str) -> bytes | None:
+    """What every picture of ``module``'s functions depends on besides its inputs (see the
+    module's doc), as bytes; None when some code has no source to hash. The settings and
+    fonts are read each time: a process may change them between two plots."""
+    from matplotlib import font_manager, rcParams
+
+    fixed = _versions(module)
+    if fixed is None:
+        return None
+    rc = sorted((k, repr(v)) for k, v in dict.items(rcParams) if not k.startswith("backend"))
+    fonts = sorted(f.fname for f in font_manager.fontManager.ttflist)
+    return hashlib.sha256(repr([fixed, rc, fonts]).encode("utf-8")).digest()
+
+
+@cache
+def _versions(module: str) -> str | None:
+    """The code and library versions a picture of ``module``'s functions depends on."""
+    import zlib
+
+    import matplotlib
+    import PIL
+    from matplotlib import ft2font
+
+    code = [module_sha256(m) for m in (module, *CODE)]
+    if None in code:
+        return None
+    return repr([FORMAT, code, matplotlib.__version__, ft2font.__freetype_version__,
+                 PIL.__version__, zlib.ZLIB_RUNTIME_VERSION])
+
+
+def _entry(key: str) -> Path | None:
+    from tokbench.errors import TokbenchError
+    from tokbench.paths import cache_dir
+
+    try:
+        return cache_dir() / "plots" / f"{key}.png"
+    except TokbenchError:  # $TOKBENCH_CACHE is a file, say
+        return None
+
+
+def lookup(job: Job) -> tuple[bool, bytes | None]:
+    """Whether ``job``'s picture is kept, and if so its PNG bytes (None: the job had
+    nothing to draw)."""
+    key = plot_key(job)
+    entry = _entry(key) if key is not None else None
+    if entry is None:
+        return False, None
+    try:
+        data = entry.read_bytes()
+    except OSError:
+        return False, None
+    if data != NOTHING and not (data.startswith(PNG_START) and data.endswith(PNG_END)):
+        return False, None  # torn or foreign: drawn again, and kept anew
+    with contextlib.suppress(OSError):
+        os.utime(entry)  # used: kept longer
+    return True, (None if data == NOTHING else data)
+
+
+def keep(job: Job, made: Path | None) -> None:
+    """Keep the picture ``job`` drew (``made``, its file; None: nothing to draw), in a
+    process that has matplotlib (one that drew); then forget the least recently used
+    entries beyond ``MAX_ENTRIES``. Nothing happens when the cache cannot be written."""
+    from tokbench.render.plots import timed
+
+    if "matplotlib" not in sys.modules or timed(job):  # a timing is never drawn twice
+        return
+    key = plot_key(job)
+    entry = _entry(key) if key is not None else None
+    if entry is None:
+        return
+    try:
+        data = made.read_bytes() if made is not None else NOTHING
+    except OSError:
+        return
+    from tokbench.atomic import write_entry
+
+    write_entry(entry, data)
+    _prune(entry.parent)
+
+
+def _prune(folder: Path) -> None:
+    """Remove the least recently used entries of ``folder`` beyond ``MAX_ENTRIES``."""
+    try:
+        entries = [(e.stat().st_mtime_ns, e.path) for e in os.scandir(folder)
+                   if e.name.endswith(".png")]
+    except OSError:
+        return
+    if len(entries) <= MAX_ENTRIES:
+        return
+    entries.sort()
+    for _, path in entries[:len(entries) - MAX_ENTRIES]:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
