@@ -208,3 +208,19 @@ def test_the_worker_keeps_nothing_unless_asked(results: Results, cache: Path,
         worker.send(results, tmp_path, plots=True)
         write_outputs(results, tmp_path, html=False, worker=worker)
     assert _entries(cache) == []
+
+
+def test_one_process_takes_and_keeps_the_plots_too(results: Results, cache: Path,
+                                                   tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--jobs 1`` (no worker): the run's process uses the same cache."""
+    first = write_outputs(results, tmp_path / "a", html=False, plot_cache=True)
+    assert len(_entries(cache)) == 3
+    drawn: list[str] = []
+    keep = plotcache.keep
+    monkeypatch.setattr(plotcache, "keep", lambda job, made: (
+        drawn.append(job_file(job).name), keep(job, made)))
+    second = write_outputs(results, tmp_path / "b", html=False, plot_cache=True)
+    assert drawn == ["throughput.png"]  # the only one drawn again
+    assert [p.name for p in first] == [p.name for p in second]
+    assert all(a.read_bytes() == b.read_bytes() for a, b in zip(first, second, strict=True))

@@ -61,7 +61,7 @@ def write_outputs(results: Results, out_dir: str | Path, plots: bool = True,
                   html: bool = True, worker: RenderWorker | None = None,
                   tokenizers: Mapping[str, Any] | None = None,
                   suites: Mapping[str, Any] | None = None,
-                  saved: Results | None = None) -> list[Path]:
+                  saved: Results | None = None, plot_cache: bool = False) -> list[Path]:
     """Every file of a finished run; returns their paths (``saved``: ``as_saved(results)``
     when the caller has it already).
 
@@ -70,9 +70,11 @@ def write_outputs(results: Results, out_dir: str | Path, plots: bool = True,
     the results at once and starts on them while this process builds the token viewer
     (``viewer.json``, from ``tokenizers`` and ``suites``, the run's own loaded objects by
     name, or by loading the run's files again), then takes the jobs it has not taken.
-    Without a worker (``--jobs 1``) everything is done in this process, in order.
+    Without a worker (``--jobs 1``) everything is done in this process, in order, the
+    plots taken from the plot cache and kept there with ``plot_cache`` (a worker keeps
+    them if it was started with ``cache``).
     """
-    from tokbench.cli.render_worker import file_jobs, job_file
+    from tokbench.cli.render_worker import file_jobs, job_file, made
     from tokbench.render.markdown import render_markdown
 
     out = Path(out_dir)
@@ -92,8 +94,9 @@ def write_outputs(results: Results, out_dir: str | Path, plots: bool = True,
             from tokbench.render.html import html_draft
 
             draft = html_draft(results, viewer)
-    made = worker.finish(jobs) if worker is not None else [job() for job in jobs]
-    csv, *pngs = made
+    done = worker.finish(jobs) if worker is not None else [
+        made(job, plot_cache and k > 0) for k, job in enumerate(jobs)]
+    csv, *pngs = done
     assert csv is not None
     names = [p.name for p in pngs if p is not None]
     if worker is None or names != expected:  # a plot with nothing to draw is not linked

@@ -36,7 +36,6 @@ import os
 import pickle
 import shutil
 import signal
-import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -131,7 +130,8 @@ class RenderWorker:
         self._sent = self._drafted = False
         #: the pids of the processes the worker forked to draw beside it (``SIBLING``)
         self.siblings: list[int] = []
-        #: the jobs the worker found drawn already from the draft (``send_draft``)
+        #: the jobs the worker took as done without drawing them: drawn from the draft
+        #: (``send_draft``) or kept in the plot cache (``cache``)
         self.adopted: list[int] = []
         #: why the worker did not do every job it took, if it did not (for the CLI to say)
         self.failure: str | None = None
@@ -227,7 +227,7 @@ class RenderWorker:
             free = claims.free()
             if free and (not patient or _pays_here(free, costs, 1 + len(self.siblings))):
                 if claims.claim(free[0]):
-                    done[free[0]] = _made(jobs[free[0]], self.cache and free[0] > 0)
+                    done[free[0]] = made(jobs[free[0]], self.cache and free[0] > 0)
                 patient = True
                 continue
             msg = self._receive(PATIENCE)
@@ -412,23 +412,23 @@ def _draw_draft(conn: Any, data: Path, folder: Path, cache: bool = False
     for job in sorted(jobs, key=lambda j: -draw_cost(j)):
         if conn.poll():  # the results came: they are drawn now
             break
-        drawn.append((job, _made(job, cache)))
+        drawn.append((job, made(job, cache)))
     return drawn
 
 
-def _made(job: Job, cache: bool) -> Path | None:
+def made(job: Job, cache: bool) -> Path | None:
     """Do ``job``; with ``cache``, a plot is taken from the plot cache if kept there, else
-    drawn and kept."""
+    drawn and kept (``tokbench.render.plotcache``)."""
     if not cache:
         return job()
     from tokbench.render import plotcache
 
-    hit, data = plotcache.lookup(job) if "matplotlib" in sys.modules else (False, None)
+    hit, data = plotcache.lookup(job)
     if hit:
         return None if data is None else write_atomic(job_file(job), data)
-    made = job()
-    plotcache.keep(job, made)
-    return made
+    path = job()
+    plotcache.keep(job, path)
+    return path
 
 
 def same_drawing(a: Job, b: Job) -> bool:
@@ -469,9 +469,9 @@ def _adopt(conn: Any, claims: Claims, jobs: Sequence[Job],
 
 
 def _draw(conn: Any, claims: Claims, jobs: Sequence[Job], cache: bool = False) -> None:
-    """Take the free jobs in turn, saying each one done (``cache``: see ``_made``)."""
+    """Take the free jobs in turn, saying each one done (``cache``: see ``made``)."""
     for k in claims.take():
-        path = _made(jobs[k], cache) if k > 0 else jobs[k]()
+        path = made(jobs[k], cache) if k > 0 else jobs[k]()
         conn.send(("done", k, None if path is None else str(path)))
 
 

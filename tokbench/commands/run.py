@@ -280,7 +280,7 @@ def _write(folder: Any, results: Any, saved: Any, args: argparse.Namespace, work
 
     files = write_outputs(results, folder.staging, saved=saved, plots=not args.no_plots,
                           html=not args.no_html, worker=worker, tokenizers=loaded,
-                          suites=suites)
+                          suites=suites, plot_cache=True)
     folder.publish(files)
     return [folder.out / f.name for f in files]
 
