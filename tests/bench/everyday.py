@@ -19,7 +19,10 @@ Files must be cached (``tokbench fetch``); runs use ``--no-fetch`` and a tempora
 Each tree's modules are byte-compiled first, as ``pip install`` leaves them: an editable
 checkout under ``PYTHONDONTWRITEBYTECODE=1`` would otherwise compile tokbench's modules in
 every run (0.3 s of a 4 s job), which an installed tokbench and the peers never do.
-Before timing, every variant runs once (warms file caches and tokbench's own caches).
+Before timing, every variant runs once (warms file caches and tokbench's own caches, the
+plots kept between runs among them); ``--cold-plots TREES`` adds a variant that runs with
+no plot kept (the plot cache emptied before each of its runs), as a run whose values
+changed since the last one draws them.
 Usage: python tests/bench/everyday.py --tree before=/tmp/old --tree after=. [--reps 3]
 """
 
@@ -28,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -98,6 +102,13 @@ def compiled(tree: str) -> str:
     return tree
 
 
+def plot_cache() -> Path:
+    """Where ``tokbench run`` keeps its plots (``tokbench.render.plotcache``)."""
+    from tokbench.paths import cache_dir
+
+    return cache_dir() / "plots"
+
+
 def env_for(tree: Path) -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(tree)
@@ -126,6 +137,9 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--jobs1", default=None, metavar="TREES",
                     help="trees also run with --jobs 1 (comma-separated; default: all)")
+    ap.add_argument("--cold-plots", default="", metavar="TREES",
+                    help="trees also run with no plot kept from an earlier run (the plot "
+                         "cache, $TOKBENCH_CACHE/plots, emptied before each such run)")
     ap.add_argument("--warm", default=None, metavar="TREES",
                     help="trees whose default variant runs once first, untimed, to fill "
                          "tokbench's caches (default: all variants)")
@@ -143,6 +157,8 @@ def main() -> None:
             variants[f"{name} default"] = base
             if args.jobs1 is None or name in args.jobs1.split(","):
                 variants[f"{name} --jobs 1"] = [*base, "--jobs", "1"]
+            if name in args.cold_plots.split(","):
+                variants[f"{name} cold plots"] = base
         first_tree = Path(next(iter(trees.values())))
         bare_cmd = [sys.executable, "-c", BARE, json.dumps(spec)]
         walls: dict[str, list[float]] = {k: [] for k in [*variants, "bare"]}
@@ -155,6 +171,8 @@ def main() -> None:
                 if not rep and args.warm is not None and (
                         tree_name not in args.warm.split(",") or kind != "default"):
                     continue
+                if kind == "cold plots":
+                    shutil.rmtree(plot_cache(), ignore_errors=True)
                 wall, _ = timed(cmd, Path(trees[tree_name]))
                 if rep:
                     walls[name].append(wall)
