@@ -143,29 +143,6 @@ def test_process_pool_gives_the_same_rows_as_one_process() -> None:
     assert two.meta.suites == one.meta.suites
 
 
-@pytest.mark.parametrize(("metrics", "called"), [
-    (["compression", "throughput"], True),
-    (["compression"], False),  # nothing timed after the measuring: the end is soon enough
-    (["compression", "throughput", "speed"], False),  # timing that wants every core
-])
-def test_the_rows_measured_before_the_timing_are_given_once(metrics: list[str], called: bool,
-                                                            monkeypatch: pytest.MonkeyPatch
-                                                            ) -> None:
-    import tokbench.speed
-
-    if "speed" in metrics:  # its measurements are beside the point here: none taken
-        monkeypatch.setattr(tokbench.speed, "speed_rows", lambda *a, **k: [])
-    suites = ["multilingual?languages=eng_Latn,jpn_Jpan"]
-    measured: list[Results] = []
-    whole = run(["bytes", "chars"], suites, metrics, jobs=1, throughput_repeats=1,
-                on_measured=measured.append)
-    assert len(measured) == int(called)
-    if called:
-        assert [r.to_dict() for r in measured[0].rows] == [
-            r.to_dict() for r in whole.rows if not r.metric.startswith("throughput")]
-        assert any(r.metric.startswith("throughput") for r in whole.rows)
-
-
 def test_dask_local_cluster_gives_the_same_rows_as_a_local_run(tmp_path: Path) -> None:
     need_module("distributed", "pip install 'tokbench[dask]'")
     spec = f"text:{corpus(tmp_path)}"

@@ -5,8 +5,6 @@ reported and redone here, never waited for."""
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-import functools
 import os
 import signal
 import subprocess
@@ -14,23 +12,15 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tokbench.cli import render_worker
 from tokbench.cli.output import write_outputs
-from tokbench.cli.render_worker import (
-    NICE,
-    PATIENCE,
-    RenderWorker,
-    file_jobs,
-    job_file,
-    same_drawing,
-)
+from tokbench.cli.render_worker import NICE, PATIENCE, RenderWorker
 from tokbench.engine.runner import run
 from tokbench.metrics import FAMILIES
-from tokbench.render.plots import PLOTTED_FAMILIES, plot_jobs, render_plots
+from tokbench.render.plots import PLOTTED_FAMILIES, plot_jobs
 from tokbench.results import Results, as_saved
 
 
@@ -250,61 +240,6 @@ def test_the_render_worker_writes_the_files_one_process_writes(
         "results.json", "results.csv", *plots, "report.md"]
     assert _files(tmp_path / "shared") == _files(tmp_path / "alone")
     assert not worker.folder.exists()
-
-
-def test_plots_drawn_from_a_draft_are_reused_only_where_their_inputs_are_the_same(
-        results: Results, tmp_path: Path) -> None:
-    """A run that times last sends a draft first: the worker draws it, then takes from it
-    every plot whose inputs the results did not change, byte for byte what one process
-    draws; a plot whose values changed is drawn again, one the results lack is not kept."""
-    first = next(r for r in results.rows if r.metric == "fertility" and r.suite == "japanese")
-    draft = Results(rows=[dataclasses.replace(r, value=float(r.value) * 2) if r is first else r
-                          for r in results.rows], meta=results.meta, failures=results.failures)
-    final = Results(rows=[r for r in results.rows if r.suite != "code"],
-                    meta=dataclasses.replace(results.meta, suites={
-                        k: v for k, v in results.meta.suites.items() if k != "code"}),
-                    failures=results.failures)
-    drafted = {p.name for p in render_plots(as_saved(draft), tmp_path / "draft")}
-    alone = write_outputs(final, tmp_path / "alone", html=False)
-    kept = {p.name for p in alone if p.suffix == ".png"} - {"fertility_japanese_japanese.png"}
-    assert "bytes_per_token_code.png" in drafted and kept < drafted
-    worker = RenderWorker.start(nice=0)
-    assert worker is not None
-    with worker:
-        worker.send_draft(draft)
-        _wait_for(lambda: len(list((worker.folder / "draft").glob("*.png"))) == len(drafted))
-        worker.send(final, tmp_path / "shared", plots=True)
-        _wait_for(lambda: _taken(worker) >= len(kept))  # it takes those first
-        shared = write_outputs(final, tmp_path / "shared", html=False, worker=worker)
-        assert worker.failure is None
-    jobs = file_jobs(as_saved(final), tmp_path / "shared", True)
-    assert {job_file(jobs[k]).name for k in worker.adopted} == kept
-    assert [p.name for p in shared] == [p.name for p in alone]
-    assert _files(tmp_path / "shared") == _files(tmp_path / "alone")
-
-
-def test_a_drawing_is_the_same_only_for_the_same_function_and_inputs(
-        results: Results) -> None:
-    def jobs(r: Results, out: str) -> dict[str, Any]:
-        return {job_file(j).name: j for j in plot_jobs(r, Path(out))}
-
-    here, there = jobs(results, "a"), jobs(as_saved(results), "b")
-    name = "premium_multilingual.png"
-    assert same_drawing(here[name], jobs(results, "b")[name])  # the path is no input
-    assert not same_drawing(here[name], here["fairness_multilingual.png"])
-    changed = [dataclasses.replace(r, value=float(r.value) + 0.5)
-               if r.metric == "premium" and r.tokenizer == "chars" and r.subset == "jpn_Jpan"
-               else r for r in results.rows]
-    other = jobs(Results(rows=changed, meta=results.meta, failures=results.failures), "b")
-    assert not same_drawing(here[name], other[name])
-    assert same_drawing(here["fairness_multilingual.png"], other["fairness_multilingual.png"])
-    def with_nan() -> Any:
-        job = here[name]
-        return functools.partial(job.func, job.args[0], {("chars", "x"): float("nan")},
-                                 *job.args[2:], **job.keywords)
-
-    assert not same_drawing(with_nan(), with_nan())  # nan equals no value: drawn again
-    assert set(there) == set(here)
 
 
 class _Drawn:

@@ -33,46 +33,6 @@ def test_run_writes_every_output(tmp_path: Path) -> None:
     assert res.value("bytes", "vocab", "all", "single_byte_tokens") == 128  # 0x80..0xFF
 
 
-def test_the_render_worker_draws_the_rows_measured_before_the_timing(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """With a second core, the command line sends the render worker the rows measured
-    before the timing phase; the plots it drew from them are the run's files."""
-    from tokbench.cli import render_worker
-    from tokbench.engine.cores import usable_cores
-
-    if usable_cores() < 2:
-        pytest.skip("drafts need a second core")
-    seen: dict[str, object] = {}
-    finish = render_worker.RenderWorker.finish
-    sent = render_worker.RenderWorker.send_draft
-
-    def send_draft(self: render_worker.RenderWorker, results: Results) -> None:
-        seen["draft"] = results
-        sent(self, results)
-
-    def finished(self: render_worker.RenderWorker, jobs: list[object]) -> object:
-        made = finish(self, jobs)  # type: ignore[arg-type]
-        seen["adopted"] = [made[k].name for k in self.adopted]  # type: ignore[union-attr]
-        return made
-
-    monkeypatch.setattr(render_worker.RenderWorker, "send_draft", send_draft)
-    monkeypatch.setattr(render_worker.RenderWorker, "finish", finished)
-    out = tmp_path / "out"
-    assert main(["run", "-t", "bytes,chars", "-s", "multilingual?languages=eng_Latn,deu_Latn",
-                 "-m", "premium,throughput", "--out", str(out), "--no-html", *FAST]) == 0
-    draft = seen["draft"]
-    assert isinstance(draft, Results)
-    whole = Results.load(out)
-    assert sorted(r.key for r in draft.rows) == sorted(
-        r.key for r in whole.rows if not r.metric.startswith("throughput"))
-    # premium and fairness do not change with the timing: drawn once, from the draft
-    # (when the draft reached the worker before the results; a loaded machine may not)
-    adopted = seen["adopted"]
-    assert set(adopted) <= {"premium_multilingual.png", "fairness_multilingual.png"}  # type: ignore[arg-type]
-    assert {p.name for p in out.glob("*.png")} == {
-        "premium_multilingual.png", "fairness_multilingual.png", "throughput.png"}
-
-
 def test_config_file_and_flags_override_it(tmp_path: Path) -> None:
     config = tmp_path / "bench.toml"
     config.write_text('[tokbench]\ntokenizers = ["bytes", "chars"]\nsuites = ["unicode"]\n'

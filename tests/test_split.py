@@ -176,27 +176,6 @@ def test_merge_puts_each_step_in_run_order_and_waits_for_both() -> None:
     assert whole.meta.executor == executor
 
 
-def test_merged_to_a_step_once_both_reached_it_gives_the_rows_before_it() -> None:
-    """``merged_to("measured")``: None until each half marked the step (or is done), then
-    the rows of every step before it, whichever half went further."""
-    steps = [("load", []), ("finish:s1", [_row("a", "s1")]), ("measured", []),
-             ("after:throughput:s1", [_row("a", "s1", "throughput_mb_s")])]
-    here = _half(["a"], steps, done=False)
-    there = _half(["b"], [("load", []), ("finish:s1", [_row("b", "s1")])], done=False)
-    merger = Merger([here, there], ["a", "b"], lambda *a: None)
-    assert merger.merged_to("measured", {}) is None  # the other is still measuring
-    there.marks.append(Mark("measured", 1, 0, 0, 0))
-    got = merger.merged_to("measured", {})
-    assert got is not None
-    assert [(r.tokenizer, r.metric) for r in got.rows] == [("a", "tokens"), ("b", "tokens")]
-    there.done = True  # ended without timing anything: the same rows, timed ones after
-    assert [(r.tokenizer, r.metric) for r in merger.merged_to("measured", {}).rows
-            ] == [("a", "tokens"), ("b", "tokens")]  # type: ignore[union-attr]
-    here.done = True
-    assert [(r.tokenizer, r.metric) for r in merger.merge({}).rows] == [
-        ("a", "tokens"), ("b", "tokens"), ("a", "throughput_mb_s")]
-
-
 def test_merge_refuses_one_tokenizer_in_both_processes() -> None:
     here = _half(["a"], [("load", [])], done=True)
     there = _half(["a"], [("load", [])], done=True)
@@ -246,10 +225,8 @@ def test_a_split_run_gives_one_process_rows_in_its_order(free: None, forks: bool
     events: list[Event] = []
     checkpoints: list[int] = []
     loaded: dict[str, Any] = {}
-    measured: list[Results] = []
     got = run(TOKENIZERS, SUITES, throughput_repeats=1, jobs=None, progress=events.append,
-              on_unit=lambda r: checkpoints.append(len(r.rows)), on_loaded=loaded.update,
-              on_measured=measured.append)
+              on_unit=lambda r: checkpoints.append(len(r.rows)), on_loaded=loaded.update)
     assert got.meta.executor == {"kind": "AutoExecutor", "workers": usable_cores(),
                                  "chosen": "split"}
     assert methods == (["fork"] if forks else ["spawn"])
@@ -260,10 +237,6 @@ def test_a_split_run_gives_one_process_rows_in_its_order(free: None, forks: bool
     assert len(starts) == 1 and isinstance(events[-1], RunDone)
     assert sum(e.bytes for e in events if isinstance(e, ShardDone)) == starts[0].bytes
     assert checkpoints and checkpoints == sorted(checkpoints)
-    # once both processes measured: every row of the run but the timed ones, as merged
-    assert len(measured) == 1
-    assert [r.to_dict() for r in measured[0].rows] == [
-        r.to_dict() for r in got.rows if not r.metric.startswith("throughput")]
     # each process's tokenizers come as its part of the viewer, built as its half ended
     assert set(loaded) == {"bytes", "chars", "cl100k_base", "gpt2"}
     assert all(isinstance(v, ViewerPart) for v in loaded.values())

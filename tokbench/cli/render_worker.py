@@ -10,12 +10,6 @@ and neither waits for the other but for the last jobs in flight. A job the worke
 and did not finish (it failed, or died) is done here, so a run's files never depend on
 the worker; what went wrong is kept in ``failure`` for the CLI to say.
 
-A run that times its tokenizers last (``run(on_measured=)``) sends the worker a draft
-first (``send_draft``): its rows but the timings', final already. The worker draws the
-draft's plots into its own folder while the run times on another core, and once the
-results come, any plot drawn from the same inputs (``same_drawing``) is taken as done,
-its file copied in; the rest are drawn as before.
-
 A worker started with ``cache`` keeps the plots drawn by it and by the run's process
 between runs (``tokbench.render.plotcache``), and takes each plot kept from the same
 inputs as done at once: a run whose values did not change draws only its timings.
@@ -127,11 +121,11 @@ class RenderWorker:
     def __init__(self, process: Any, conn: Any, folder: Path, cache: bool = False) -> None:
         self._process, self._conn, self._folder = process, conn, folder
         self.cache = cache
-        self._sent = self._drafted = False
+        self._sent = False
         #: the pids of the processes the worker forked to draw beside it (``SIBLING``)
         self.siblings: list[int] = []
-        #: the jobs the worker took as done without drawing them: drawn from the draft
-        #: (``send_draft``) or kept in the plot cache (``cache``)
+        #: the plots the worker took as done without drawing them: kept in the plot cache
+        #: (``cache``)
         self.adopted: list[int] = []
         #: why the worker did not do every job it took, if it did not (for the CLI to say)
         self.failure: str | None = None
@@ -186,22 +180,10 @@ class RenderWorker:
         data = self._folder / "results.pickle"
         data.write_bytes(pickle.dumps(results, protocol=pickle.HIGHEST_PROTOCOL))
         try:
-            self._conn.send(("results", str(data), str(out), plots))
+            self._conn.send((str(data), str(out), plots))
             self._sent = True
         except OSError as e:  # it is gone already: every job is done here
             self._note(f"the render worker could not be reached ({e})")
-
-    def send_draft(self, results: Results) -> None:
-        """Give the worker, before ``send``, results whose rows are final but for some
-        still to come (``run(on_measured=)``): it draws their plots meanwhile, for
-        ``send``'s results to reuse where their inputs are the same. Once at most."""
-        if self._sent or self._drafted:
-            return
-        data = self._folder / "draft.pickle"
-        data.write_bytes(pickle.dumps(results, protocol=pickle.HIGHEST_PROTOCOL))
-        self._drafted = True
-        with contextlib.suppress(OSError):  # gone: ``send`` says so
-            self._conn.send(("draft", str(data)))
 
     def finish(self, jobs: Sequence[Job]) -> list[Path | None]:
         """Do the jobs of ``jobs`` (``file_jobs`` of what was sent) the worker does not
@@ -377,19 +359,15 @@ def _serve(conn: Any, parent: int, folder: str, niceness: int | None, cache: boo
     _lower_priority(0, niceness)  # if the process that started it could not
     try:
         _warm()
-        drafts: list[tuple[Job, Path | None]] = []
         try:
-            message = conn.recv()
-            if message[0] == "draft":
-                drafts = _draw_draft(conn, Path(message[1]), Path(folder) / "draft", cache)
-                message = conn.recv()
+            data, out, plots = conn.recv()
         except EOFError:  # closed before the run's end: nothing to do
             return
-        _, data, out, plots = message
         results = as_saved(pickle.loads(Path(data).read_bytes()))
         jobs = file_jobs(results, Path(out), plots)
         claims = Claims(Path(folder), claim_order(jobs))
-        _adopt(conn, claims, jobs, drafts, cache)
+        if cache:
+            _adopt(conn, claims, jobs)
         sibling = _fork(conn, claims, jobs, cache)
         _draw(conn, claims, jobs, cache)
         if sibling:
@@ -397,23 +375,6 @@ def _serve(conn: Any, parent: int, folder: str, niceness: int | None, cache: boo
     except Exception as e:
         with contextlib.suppress(OSError):
             conn.send(("failed", f"{type(e).__name__}: {e}"))
-
-
-def _draw_draft(conn: Any, data: Path, folder: Path, cache: bool = False
-                ) -> list[tuple[Job, Path | None]]:
-    """Draw the plots of the draft results in ``data`` into ``folder`` (``cache``: or
-    take them from the plot cache), costliest first, until the run's results come; each
-    job drawn with what it returned."""
-    from tokbench.render.plots import draw_cost, plot_jobs
-
-    folder.mkdir(exist_ok=True)
-    jobs = plot_jobs(as_saved(pickle.loads(data.read_bytes())), folder)
-    drawn: list[tuple[Job, Path | None]] = []
-    for job in sorted(jobs, key=lambda j: -draw_cost(j)):
-        if conn.poll():  # the results came: they are drawn now
-            break
-        drawn.append((job, made(job, cache)))
-    return drawn
 
 
 def made(job: Job, cache: bool) -> Path | None:
@@ -431,39 +392,15 @@ def made(job: Job, cache: bool) -> Path | None:
     return path
 
 
-def same_drawing(a: Job, b: Job) -> bool:
-    """Whether plot jobs ``a`` and ``b`` (``plot_jobs``) draw the same picture, each to its
-    own ``path``: the same function called with equal inputs."""
-    def inputs(job: Job) -> tuple[Any, Any, dict[str, Any]]:
-        keywords = getattr(job, "keywords", {})
-        return (getattr(job, "func", job), getattr(job, "args", ()),
-                {k: v for k, v in keywords.items() if k != "path"})
-
-    (fa, aa, ka), (fb, ab, kb) = inputs(a), inputs(b)
-    try:
-        return fa is fb and bool(aa == ab) and bool(ka == kb)
-    except Exception:  # inputs that do not compare: drawn again
-        return False
-
-
-def _adopt(conn: Any, claims: Claims, jobs: Sequence[Job],
-           drafts: Sequence[tuple[Job, Path | None]], cache: bool = False) -> None:
-    """Take as done each plot of ``jobs`` drawn already from a draft (``_draw_draft``)
-    with the same inputs, or kept in the plot cache (``cache``): claimed, its file
-    written, said ``adopted``."""
+def _adopt(conn: Any, claims: Claims, jobs: Sequence[Job]) -> None:
+    """Take as done each plot of ``jobs`` kept in the plot cache from the same inputs
+    (``tokbench.render.plotcache``): claimed, its file written, said ``adopted``. First,
+    so that neither process draws what is kept."""
     from tokbench.render import plotcache
 
     for k, job in enumerate(jobs[1:], start=1):
-        same = [path for draft, path in drafts if same_drawing(job, draft)]
-        if same:
-            data = None if same[0] is None else same[0].read_bytes()
-        elif cache:
-            hit, data = plotcache.lookup(job)
-            if not hit:
-                continue
-        else:
-            continue
-        if claims.claim(k):
+        hit, data = plotcache.lookup(job)
+        if hit and claims.claim(k):
             target = None if data is None else write_atomic(job_file(job), data)
             conn.send(("adopted", k, None if target is None else str(target)))
 

@@ -146,7 +146,7 @@ def main(args: argparse.Namespace) -> int:
                                     f"{escape(err.error)}", highlight=False)
             loaded: dict[str, Any] = {}  # the token viewer reuses the run's tokenizers
             results = _run(folder, tokenizers, suites, suite_errors, conf, settings, resume,
-                           args, loaded, second, _drafts(worker))
+                           args, loaded, second)
         errors = results.meta.errors
         if not results.rows:
             folder.discard()
@@ -188,7 +188,7 @@ def main(args: argparse.Namespace) -> int:
 def _run(folder: Any, tokenizers: list[str] | None, suites: list[Any],
          suite_errors: list[Any], conf: dict[str, Any], settings: Any,
          resume: Any, args: argparse.Namespace, loaded: dict[str, Any],
-         second: Any = None, on_measured: Any = None) -> Any:
+         second: Any = None) -> Any:
     """Run into the staging folder; an interruption keeps the finished units in OUT."""
     from tokbench.cli.output import Checkpoint
     from tokbench.engine.runner import run
@@ -211,7 +211,7 @@ def _run(folder: Any, tokenizers: list[str] | None, suites: list[Any],
                           jobs=conf.get("jobs"), executor=args.executor,
                           scheduler=args.scheduler, state=staging / STATE_FILE,
                           on_loaded=None if args.no_html else loaded.update,
-                          second=second, on_measured=on_measured)
+                          second=second)
     except KeyboardInterrupt:
         checkpoint.flush()  # every finished unit is kept for --resume; OUT stays as it was
         from tokbench.cli.console import err_console
@@ -261,15 +261,6 @@ def _render_worker(args: argparse.Namespace, conf: dict[str, Any]) -> Any:
     from tokbench.cli.render_worker import RenderWorker
 
     return RenderWorker.start(cache=True) or contextlib.nullcontext(None)
-
-
-def _drafts(worker: Any) -> Any:
-    """What the run gives the results measured before its timing phase
-    (``run(on_measured=)``): the render worker, to draw their plots on a core the timing
-    leaves; nothing without a worker or a second core."""
-    from tokbench.engine.cores import usable_cores
-
-    return None if worker is None or usable_cores() < 2 else worker.send_draft
 
 
 def _write(folder: Any, results: Any, saved: Any, args: argparse.Namespace, worker: Any,

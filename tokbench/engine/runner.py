@@ -165,7 +165,6 @@ def run(
     state: str | Path | None = None,
     on_loaded: Callable[[Mapping[str, Any]], object] | None = None,
     second: SecondProcess | None = None,
-    on_measured: Callable[[Results], object] | None = None,
     **options: Any,
 ) -> Results:
     """Compare ``tokenizers`` on ``suites``; returns the results (rows + what was run).
@@ -187,10 +186,7 @@ def run(
     ``options`` set ``Settings`` fields (e.g. ``premium_join=True``). ``progress`` is
     called with each ``tokbench.events`` event as the run goes. ``second``: the run's
     second process, started earlier by ``start_second_process`` (the CLI starts it before
-    reading the suites); the run ends it. ``on_measured`` receives, once, the results
-    whose rows are all final but the timings', when the run times its tokenizers next on
-    one core (``Family.times``, not ``times_alone``): the CLI draws their plots
-    meanwhile on a core the timing leaves.
+    reading the suites); the run ends it.
 
     >>> results = run(["bytes", "chars"], ["multilingual?languages=jpn_Jpan"], ["compression"])
     >>> results.value("bytes", "multilingual", "jpn_Jpan", "tokens")  # UTF-8 bytes
@@ -221,13 +217,11 @@ def run(
         free, splittable = may
         split = _Split(settings, families, metrics is not None, progress, on_unit, on_loaded,
                        second.other if second is not None else None)
-        split.on_measured = on_measured
         done = split.go([str(s) for s in tok_specs], suite_specs, chosen, free, splittable)
         if done is not None:
             return done
         suite_specs = split.suites  # loaded already
     runner = _Run(settings, families, metrics is not None, progress, on_unit, on_loaded)
-    runner.on_measured = on_measured
     try:
         return runner.go(tok_specs, suite_specs, resume, chosen, RunState(state))
     finally:
@@ -314,9 +308,6 @@ class _Run:
         self.units: dict[str, dict[int, dict[str, UnitTable]]] = {}
         self.prefixes: dict[str, str | None] = {}
         self.plans: dict[str, _Plan] = {}
-        #: called with the results once every row but the timings' is in
-        #: (``run(on_measured=)``; a half of a split run: whatever the families)
-        self.on_measured: Callable[[Results], object] | None = None
 
     # -- orchestration ---------------------------------------------------------------
 
@@ -381,10 +372,6 @@ class _Run:
         threads = getattr(executor, "threads", 1)
         if threads > 1:
             meta.executor = {**meta.executor, "threads": threads}
-        self._mark(MEASURED)
-        if self.on_measured is not None and (self.half or times_apart(self.hooks)):
-            r = self.results  # its rows as they are now: the timing adds to the list
-            self.on_measured(Results(rows=list(r.rows), meta=r.meta, failures=list(r.failures)))
         for fam in self.hooks:
             timed = fam.phase_units(plans)
             if timed:  # a phase of its own: the shard work is done, timing takes a while
@@ -821,14 +808,6 @@ def _second_process(executor: Executor, specs: list[Any], families: list[str],
 #: the longest a split's half waits for the other's messages on their way before it
 #: decides whether the other is done (``_Split._other_done``)
 OTHER_DONE_WAIT = 0.25
-#: the step (``split.Mark``) after which a run only times its tokenizers, if it does
-MEASURED = "measured"
-
-
-def times_apart(hooks: Sequence[Family]) -> bool:
-    """Whether the run of families ``hooks`` times its tokenizers after the rest, one core
-    at a time (``Family.times``; none needs every core, ``Family.times_alone``)."""
-    return any(f.times for f in hooks) and not any(f.times_alone for f in hooks)
 
 
 class _Split:
@@ -850,8 +829,6 @@ class _Split:
         self.on_unit, self.on_loaded = on_unit, on_loaded
         self.suites: list[AnySuite] = []
         self.forked = False  # the other process forked once the split was chosen
-        #: ``run(on_measured=)``: called once both processes measured all but timings
-        self.on_measured: Callable[[Results], object] | None = None
 
     def go(self, specs: list[str], suite_specs: list[Any], executor: Executor,
            free: float, splittable: bool) -> Results | None:
@@ -921,8 +898,6 @@ class _Split:
         here = _Run(self.settings, self.families, self.explicit, self._mine,
                     self._checkpoint, self.on_loaded)
         here.half = True
-        here.on_measured = lambda _: self._measured()
-        self.apart = times_apart(here.hooks)
         self.here = Half(here.results, here.marks, here.units, here.prefixes)
         self.there = Half(Results(), [])
         self.merger = Merger([self.here, self.there], specs, here.join_intervals)
@@ -1007,17 +982,6 @@ class _Split:
         self._pump(block=False)
         if self.on_unit is not None:
             self.on_unit(self.merger.merge(self.executor))
-        self._measured()
-
-    def _measured(self) -> None:
-        """Call ``on_measured`` (once) when both processes are past their measuring."""
-        if self.on_measured is None or not self.apart:
-            return
-        call = self.on_measured
-        results = self.merger.merged_to(MEASURED, self.executor)
-        if results is not None:
-            self.on_measured = None
-            call(results)
 
     def _pump(self, block: bool, until: Callable[[], bool] | None = None,
               timeout: float | None = None) -> None:
@@ -1034,7 +998,6 @@ class _Split:
                 self.there.update(body)
                 if kind == "unit" and self.on_unit is not None:
                     self.on_unit(self.merger.merge(self.executor))
-                self._measured()
             elif kind == "viewer":
                 if body is not None and self.on_loaded is not None:
                     from tokbench.engine.viewer import ViewerPart
@@ -1102,7 +1065,6 @@ def _split_half(outbox: Outbox, settings: Settings, families: list[str], explici
     half = Half(me.results, me.marks, me.units, me.prefixes)
     delta = DeltaMaker(half)
     me.on_unit = lambda _: outbox.send(("unit", delta()))
-    me.on_measured = me.on_unit  # said at once: the run's process may draw meanwhile
     me.go(specs, suites, None, SerialExecutor(), RunState(None))
     half.done = True
     outbox.send(("done", delta(done=True)))

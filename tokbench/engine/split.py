@@ -257,7 +257,6 @@ class Merger:
         self.errors: list[RunError] = []
         self.units: list[list[str]] = []
         self._merged: list[str] = []
-        self._rows_before: dict[str, int] = {}  # merged step -> the rows merged before it
 
     def _rank(self, name: str | None) -> int:
         if name is None:
@@ -306,21 +305,10 @@ class Merger:
                 continue
             if any(self._finished(h, step) is False for h in self.halves):
                 break
-            self._rows_before[step] = len(self.rows)
             self._merge_step(step)
             self._merged.append(step)
         return Results(rows=list(self.rows), meta=self._meta(executor, wall),
                        failures=list(self.failures))
-
-    def merged_to(self, step: str, executor: dict[str, Any]) -> Results | None:
-        """The results of the steps before ``step`` once every half reached it (marked it
-        or is done), else None."""
-        if not all(h.done or any(m.step == step for m in h.marks) for h in self.halves):
-            return None
-        results = self.merge(executor)  # every step before ``step`` is finished by all
-        if step in self._rows_before:  # and later ones may be merged too
-            results.rows = results.rows[:self._rows_before[step]]
-        return results
 
     def _merge_step(self, step: str) -> None:
         rows: list[Row] = []

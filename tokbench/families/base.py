@@ -117,11 +117,6 @@ class Family:
     #: so a run may measure groups of tokenizers in separate processes and merge their
     #: rows (``tokbench.engine.split``); a family that compares tokenizers leaves it False
     per_tokenizer: bool = False
-    #: its hooks after the shard work time the tokenizers and add only timing rows, so a
-    #: run's other rows are final before them (the CLI draws their plots meanwhile)
-    times: bool = False
-    #: that timing needs every core to itself (thread scaling): nothing else runs then
-    times_alone: bool = False
 
     def __init__(self, name: str) -> None:
         self.name = name

@@ -20,7 +20,6 @@ class SpeedFamily(Family):
     #: its rows are per tokenizer, but thread scaling and latency need the machine to
     #: themselves: a run with them is never split over two processes
     per_tokenizer = False
-    times = times_alone = True
 
     def after_all(self, ctx: RunContext, plans: Sequence[PlanView]) -> None:
         self._speed(ctx, plans)

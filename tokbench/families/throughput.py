@@ -29,7 +29,6 @@ class ThroughputFamily(FormulaFamily):
     times is finished only then."""
 
     finishes_units = True
-    times = True
 
     def phase_units(self, plans: Sequence[PlanView]) -> int:
         return sum(len(p.tokenizers) for p in plans if self.name in p.families)
