@@ -137,6 +137,7 @@ def test_a_plot_with_nothing_to_draw_is_kept_as_nothing(results: Results, cache:
 def test_timings_are_never_kept(results: Results, cache: Path, tmp_path: Path) -> None:
     job = _jobs(results, tmp_path)["throughput.png"]
     assert timed(job) and not timed(_jobs(results, tmp_path)["premium_multilingual.png"])
+    assert plotcache.plot_key(job) is None
     plotcache.keep(job, job())
     assert _entries(cache) == []
 

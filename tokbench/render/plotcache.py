@@ -6,14 +6,14 @@ instead of drawing them again (about 0.5-1.3 s each; the default run's 8 of them
 An entry is keyed by everything the picture depends on: the job's function and inputs
 (its ``path`` aside), the code that draws (its module, ``plots``, ``figures`` and the
 caveat legend of ``tokbench.metrics.trust``) and the drawing stack (matplotlib, FreeType,
-Pillow and zlib versions, every rcParam but the backend, the fonts matplotlib knows). A
-new value, tokbench, library, style or font is a new key, never a stale picture. Inputs
-that cannot be pickled are never cached. Entries live in ``$TOKBENCH_CACHE/plots/``,
-written atomically; an entry that is not a whole PNG is drawn again. The folder keeps the
-``MAX_ENTRIES`` last used (an entry is touched when used). Plots of timings
-(``plots.timed``), new on every run, are not kept.
+Pillow and zlib versions, every rcParam but the backend, the font files matplotlib knows
+with their sizes and times). A new value, tokbench, library, style or font is a new key,
+never a stale picture. Inputs that cannot be pickled are never cached. Entries live in
+``$TOKBENCH_CACHE/plots/``, written atomically; an entry that is not a whole PNG is drawn
+again. The folder keeps the ``MAX_ENTRIES`` last used (an entry is touched when used).
+Plots of timings (``plots.timed``), new on every run, have no key.
 
-Computing a key needs matplotlib imported: only a process that draws uses the cache.
+Computing a key imports matplotlib: the cache serves a process about to draw.
 """
 
 from __future__ import annotations
@@ -44,9 +44,11 @@ Job = Callable[[], "Path | None"]
 
 def plot_key(job: Job) -> str | None:
     """The cache key of plot ``job`` (a ``functools.partial`` of ``plot_jobs``); None when
-    it cannot be keyed (inputs that do not pickle, code without a source file)."""
+    it is not kept: a plot of timings, inputs that do not pickle, code without a source."""
+    from tokbench.render.plots import timed
+
     func = getattr(job, "func", None)
-    if func is None:
+    if func is None or timed(job):
         return None
     keywords = {k: v for k, v in getattr(job, "keywords", {}).items() if k != "path"}
     stack = _stack(getattr(func, "__module__", ""))
@@ -70,8 +72,17 @@ def _stack(module: str) -> bytes | None:
     if fixed is None:
         return None
     rc = sorted((k, repr(v)) for k, v in dict.items(rcParams) if not k.startswith("backend"))
-    fonts = sorted(f.fname for f in font_manager.fontManager.ttflist)
+    fonts = sorted(_font(f.fname) for f in font_manager.fontManager.ttflist)
     return hashlib.sha256(repr([fixed, rc, fonts]).encode("utf-8")).digest()
+
+
+def _font(path: str) -> tuple[str, int, int]:
+    """A font file as it is now: a font updated in place draws other glyphs."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return path, -1, -1
+    return path, st.st_size, st.st_mtime_ns
 
 
 @cache
@@ -122,9 +133,7 @@ def keep(job: Job, made: Path | None) -> None:
     """Keep the picture ``job`` drew (``made``, its file; None: nothing to draw), in a
     process that has matplotlib (one that drew); then forget the least recently used
     entries beyond ``MAX_ENTRIES``. Nothing happens when the cache cannot be written."""
-    from tokbench.render.plots import timed
-
-    if "matplotlib" not in sys.modules or timed(job):  # a timing is never drawn twice
+    if "matplotlib" not in sys.modules:
         return
     key = plot_key(job)
     entry = _entry(key) if key is not None else None
