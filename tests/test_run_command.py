@@ -54,6 +54,27 @@ def test_unknown_config_key_is_a_one_line_error(tmp_path: Path,
     assert "unknown key(s) tokenisers" in err and "\n" not in err and "Traceback" not in err
 
 
+def test_a_split_runs_late_measuring_stays_on_the_measuring_bar() -> None:
+    """The other process of a split run may still measure once this one times: its bytes
+    go to the measuring bar, never to the timing bar's count of units."""
+    from tokbench import events as ev
+    from tokbench.commands.run import _Progress
+
+    with _Progress() as progress:
+        for event in [ev.RunStarted(units=4, bytes=100), ev.ShardDone(suite="s", bytes=60),
+                      ev.PhaseStarted(name="throughput", units=2),
+                      ev.TimingStarted(tokenizer="a", suite="s"), ev.TimingDone(
+                          tokenizer="a", suite="s"),
+                      ev.ShardDone(suite="s", bytes=40),  # the other process's last shard
+                      ev.TimingDone(tokenizer="b", suite="s")]:
+            progress.event(event)
+        measuring, timing = progress._p.tasks
+    assert (measuring.completed, measuring.total, measuring.description) == (100, 100,
+                                                                             "measured")
+    assert (timing.completed, timing.total) == (2, 2)
+    assert timing.description == "timing a · s"
+
+
 def test_japanese_preset() -> None:
     args = argparse.Namespace(preset="japanese", config=None, tokenizers=None, suites=None,
                               metrics=None, out=None, premium_join=None, repeats=None,

@@ -284,28 +284,31 @@ def _prefetch(specs: list[str]) -> None:
 
 
 class _Progress:
-    """Maps runner events onto rich progress: text bytes done / total, MB/s and ETA."""
+    """Maps runner events onto rich progress: text bytes done / total, MB/s and ETA; then
+    a bar of its own for the timing phase (the measuring bar keeps what a split run's
+    other process still measures)."""
 
     def __enter__(self) -> _Progress:
         from tokbench.cli.console import byte_progress
 
         self._p = byte_progress()
         self._p.__enter__()
-        self._task = self._p.add_task("starting", total=None)
+        self._bytes = self._p.add_task("starting", total=None)
+        self._task = self._bytes  # what unit and timing events describe
         return self
 
     def event(self, event: ev.Event) -> None:
         match event:
             case ev.RunStarted():
-                self._p.update(self._task, total=event.bytes or None, description="measuring")
+                self._p.update(self._bytes, total=event.bytes or None, description="measuring")
             case ev.ShardDone():
-                self._p.update(self._task, advance=event.bytes,
-                               description=escape(event.suite))
+                self._p.update(self._bytes, advance=event.bytes, description=escape(
+                    event.suite) if self._task == self._bytes else None)  # None: kept
             case ev.UnitReached():
                 self._p.update(self._task, description=escape(
                     f"{event.tokenizer} · {event.suite}"))
             case ev.PhaseStarted():  # timing throughput: a bar of its own, counted in units
-                self._p.update(self._task, description="measured")
+                self._p.update(self._bytes, description="measured")
                 self._task = self._p.add_task("timing throughput", total=event.units,
                                               count=True)
             case ev.TimingStarted():
