@@ -1,10 +1,13 @@
-"""Real runs shared by the tests of a run's second process (``test_split``,
-``test_helper``): a corpus of several shards, and the check that a run over two processes
-gives one process's results."""
+"""Real runs shared by the tests of a run's other processes (``test_split``,
+``test_helper``, the render worker's ``test_plot_parts`` and ``test_plot_cache``): a corpus
+of several shards, the check that a run over two processes gives one process's results,
+and waiting for another process."""
 
 from __future__ import annotations
 
 import random
+import time
+from collections.abc import Callable
 
 from tokbench.results import Results
 from tokbench.suites.model import Document, Suite
@@ -33,3 +36,11 @@ def same_as_serial(got: Results, one: Results) -> None:
     for key in ("tokenizers", "suites", "errors", "warnings", "finished_units",
                 "failure_counts", "segmenters", "settings", "metric_families", "complete"):
         assert a.get(key) == b.get(key), key
+
+
+def wait_for(condition: Callable[[], bool], seconds: float = 120.0) -> None:
+    """Until ``condition()`` holds (another process got there), failing after ``seconds``."""
+    end = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < end, "waited too long"
+        time.sleep(0.01)

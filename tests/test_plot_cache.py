@@ -6,13 +6,13 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
-import time
 from pathlib import Path
 from typing import Any
 
 import matplotlib
 import pytest
 
+from tests._runs import wait_for
 from tokbench.cli.output import write_outputs
 from tokbench.cli.render_worker import RenderWorker, file_jobs, job_file
 from tokbench.engine.runner import run
@@ -34,13 +34,6 @@ def _jobs(results: Results, out: Path) -> dict[str, Any]:
     if out.is_absolute():  # drawn there
         out.mkdir(parents=True, exist_ok=True)
     return {job_file(j).name: j for j in plot_jobs(results, out)}
-
-
-def _wait_for(condition: Any, seconds: float = 120.0) -> None:
-    end = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < end, "waited too long"
-        time.sleep(0.01)
 
 
 def _entries(cache: Path) -> list[Path]:
@@ -188,7 +181,7 @@ def test_a_worker_with_the_cache_draws_only_what_changed(results: Results, cache
             # the worker takes the kept ones first, as soon as it reads the results (in a
             # run, this process builds the token viewer meanwhile)
             folder, n = worker.folder, len(expected)
-            _wait_for(lambda: len(list(folder.glob("job*"))) >= n)  # noqa: B023
+            wait_for(lambda: len(list(folder.glob("job*"))) >= n)  # noqa: B023
             written = write_outputs(values, out, html=False, worker=worker)
             assert worker.failure is None
         jobs = file_jobs(values, out, True)
@@ -218,9 +211,9 @@ def test_one_process_takes_and_keeps_the_plots_too(results: Results, cache: Path
     first = write_outputs(results, tmp_path / "a", html=False, plot_cache=True)
     assert len(_entries(cache)) == 3
     drawn: list[str] = []
-    keep = plotcache.keep
-    monkeypatch.setattr(plotcache, "keep", lambda job, made: (
-        drawn.append(job_file(job).name), keep(job, made)))
+    write = plotcache._write  # called with each plot drawn (a kept one is copied)
+    monkeypatch.setattr(plotcache, "_write", lambda entry, made: (
+        drawn.append(made.name), write(entry, made)))
     second = write_outputs(results, tmp_path / "b", html=False, plot_cache=True)
     assert drawn == ["throughput.png"]  # the only one drawn again
     assert [p.name for p in first] == [p.name for p in second]

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests._runs import wait_for
 from tokbench.cli import render_worker
 from tokbench.cli.output import write_outputs
 from tokbench.cli.render_worker import NICE, PATIENCE, RenderWorker
@@ -73,13 +74,6 @@ def test_the_cli_starts_a_render_process_only_for_plots(argv: list[str], starts:
 
 def _files(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
-
-
-def _wait_for(condition: Callable[[], bool], seconds: float = 120.0) -> None:
-    end = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < end, "waited too long"
-        time.sleep(0.01)
 
 
 def test_plots_are_taken_costliest_first(results: Results) -> None:
@@ -229,13 +223,13 @@ def test_the_render_worker_writes_the_files_one_process_writes(
         # process waits (in a run it builds the token viewer meanwhile). It is sent the
         # run's values unrounded, as a run sends them: it renders them as saved
         worker.send(results, tmp_path / "shared", plots=True)
-        _wait_for(lambda: _taken(worker) == 1 + len(plots))
+        wait_for(lambda: _taken(worker) == 1 + len(plots))
         shared = write_outputs(results, tmp_path / "shared", html=False, worker=worker)
         assert worker.failure is None
         assert len(worker.siblings) == siblings
         # it ends with its jobs: after it said the last one done (a loaded machine may
         # take a moment to run its exit)
-        _wait_for(lambda: not any(_alive(pid) for pid in worker.siblings), seconds=10.0)
+        wait_for(lambda: not any(_alive(pid) for pid in worker.siblings), seconds=10.0)
     assert [p.name for p in shared] == [p.name for p in alone] == [
         "results.json", "results.csv", *plots, "report.md"]
     assert _files(tmp_path / "shared") == _files(tmp_path / "alone")
@@ -299,7 +293,7 @@ def _workers_at_work(results: Results, tmp_path: Path) -> Iterator[tuple[Path, R
 def test_jobs_of_a_killed_worker_are_done_here(results: Results, tmp_path: Path) -> None:
     write_outputs(results, tmp_path / "alone", html=False)
     for out, worker in _workers_at_work(results, tmp_path):
-        _wait_for(lambda w=worker: _taken(w) >= 2)  # two jobs taken
+        wait_for(lambda w=worker: _taken(w) >= 2)  # two jobs taken
         os.kill(worker.pid, signal.SIGSTOP)
         if not _in_flight(results, worker, out):  # it finished before we looked
             continue
@@ -330,7 +324,7 @@ def test_a_sibling_dies_with_its_killed_worker_and_its_jobs_are_done_here(
         few: Results, tmp_path: Path) -> None:
     write_outputs(few, tmp_path / "alone", html=False)
     for out, worker in _workers_at_work(few, tmp_path):
-        _wait_for(lambda w=worker, o=out: bool(_children(w.pid))
+        wait_for(lambda w=worker, o=out: bool(_children(w.pid))
                   or (_taken(w) == 3 and not _in_flight(few, w, o)))
         siblings = _children(worker.pid)
         for pid in [worker.pid, *siblings]:
@@ -338,7 +332,7 @@ def test_a_sibling_dies_with_its_killed_worker_and_its_jobs_are_done_here(
         if not siblings or not _in_flight(few, worker, out):  # done before we looked
             continue
         os.kill(worker.pid, signal.SIGKILL)  # its sibling is killed with it
-        _wait_for(lambda s=siblings: not any(_alive(pid) for pid in s), seconds=5.0)
+        wait_for(lambda s=siblings: not any(_alive(pid) for pid in s), seconds=5.0)
         write_outputs(few, out, html=False, worker=worker)
         assert worker.failure is not None
         assert _files(out) == _files(tmp_path / "alone")  # what they left half-written too
@@ -362,7 +356,7 @@ def test_a_failing_job_in_the_worker_is_reported_and_raised(results: Results,
     with worker:
         worker.send(as_saved(results), out, plots=True)
         # the worker takes job 3 and stops
-        _wait_for(lambda: (worker.folder / "job3").exists())
+        wait_for(lambda: (worker.folder / "job3").exists())
         with pytest.raises(IsADirectoryError):  # done again here: the same error
             write_outputs(results, out, html=False, worker=worker)
         assert worker.failure is not None
@@ -384,13 +378,13 @@ def test_the_worker_ignores_ctrl_c_and_ends_with_the_run(tmp_path: Path) -> None
     pid = int(run_process.stdout.readline())
     # the lowest priority: it takes a core only when nothing else wants it
     lowest = min(19, os.getpriority(os.PRIO_PROCESS, 0) + NICE)
-    _wait_for(lambda: os.getpriority(os.PRIO_PROCESS, pid) == lowest, seconds=30)
+    wait_for(lambda: os.getpriority(os.PRIO_PROCESS, pid) == lowest, seconds=30)
     os.kill(pid, signal.SIGINT)  # what Ctrl-C sends to every process of the terminal
     time.sleep(0.5)
     assert _alive(pid)
     run_process.kill()  # the run's process is gone (kill -9): the worker follows it
     run_process.wait()
-    _wait_for(lambda: not _alive(pid), seconds=10)
+    wait_for(lambda: not _alive(pid), seconds=10)
 
 
 def _alive(pid: int) -> bool:
@@ -409,7 +403,7 @@ def test_a_stalled_worker_is_stopped_and_its_jobs_done_here(results: Results,
     assert worker is not None
     with worker:
         worker.send(as_saved(results), tmp_path / "shared", plots=True)
-        _wait_for(lambda: _taken(worker) >= 2)
+        wait_for(lambda: _taken(worker) >= 2)
         os.kill(worker.pid, signal.SIGSTOP)  # as a busy machine leaves it no core
         t0 = time.monotonic()
         write_outputs(results, tmp_path / "shared", html=False, worker=worker)

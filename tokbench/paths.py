@@ -49,6 +49,18 @@ def cache_dir() -> Path:
     return Path(user_cache_dir("tokbench"))
 
 
+def cache_folder(name: str) -> Path | None:
+    """``name`` under ``cache_dir()``, where one kind of entry is kept between runs; None
+    when no cache folder can be used (``$TOKBENCH_CACHE`` is a file, say): the caller
+    then computes what it would have read, and keeps nothing."""
+    from tokbench.errors import TokbenchError
+
+    try:
+        return cache_dir() / name
+    except TokbenchError:
+        return None
+
+
 def suites_dir() -> Path:
     """Built-in suite data: inside the installed package, or ``suites/`` of a source checkout."""
     packaged = Path(__file__).parent / "_suites"

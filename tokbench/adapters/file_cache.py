@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from tokbench.errors import TokbenchError
 from tokbench.hashing import module_sha256
 
 
@@ -21,13 +20,11 @@ def entry_path(folder: str, module: str, sha256: str, suffix: str, *extra: str
     """``$TOKBENCH_CACHE/<folder>/..<suffix>`` for the file of ``sha256`` as ``module``
     derives it (``extra``: the format's own parts); None when the code cannot be hashed
     or no cache folder can be used."""
-    from tokbench.paths import cache_dir
+    from tokbench.paths import cache_folder
 
     code = module_sha256(module)
-    if code is None:
+    where = cache_folder(folder)
+    if code is None or where is None:
         return None
     key = hashlib.sha256(":".join([*extra, code, sha256]).encode("utf-8")).hexdigest()
-    try:
-        return cache_dir() / folder / key[:2] / f"{key}{suffix}"
-    except TokbenchError:  # $TOKBENCH_CACHE is a file, say
-        return None
+    return where / key[:2] / f"{key}{suffix}"

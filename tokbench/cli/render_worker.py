@@ -384,12 +384,7 @@ def made(job: Job, cache: bool) -> Path | None:
         return job()
     from tokbench.render import plotcache
 
-    hit, data = plotcache.lookup(job)
-    if hit:
-        return None if data is None else write_atomic(job_file(job), data)
-    path = job()
-    plotcache.keep(job, path)
-    return path
+    return plotcache.draw(job)
 
 
 def _adopt(conn: Any, claims: Claims, jobs: Sequence[Job]) -> None:

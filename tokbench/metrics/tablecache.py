@@ -56,13 +56,10 @@ def table_key(tok: Tokenizer) -> str | None:
 
 def _path(key: str) -> Path | None:
     """The entry's file; None when no cache folder can be used."""
-    from tokbench.errors import TokbenchError
-    from tokbench.paths import cache_dir
+    from tokbench.paths import cache_folder
 
-    try:
-        return cache_dir() / "tables" / key[:2] / f"{key}.npz"
-    except TokbenchError:  # $TOKBENCH_CACHE is a file, say
-        return None
+    folder = cache_folder("tables")
+    return None if folder is None else folder / key[:2] / f"{key}.npz"
 
 
 def read_table(key: str) -> StoredTable | None:

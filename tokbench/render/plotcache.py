@@ -102,20 +102,47 @@ def _versions(module: str) -> str | None:
 
 
 def _entry(key: str) -> Path | None:
-    from tokbench.errors import TokbenchError
-    from tokbench.paths import cache_dir
+    from tokbench.paths import cache_folder
 
-    try:
-        return cache_dir() / "plots" / f"{key}.png"
-    except TokbenchError:  # $TOKBENCH_CACHE is a file, say
-        return None
+    folder = cache_folder("plots")
+    return None if folder is None else folder / f"{key}.png"
 
 
 def lookup(job: Job) -> tuple[bool, bytes | None]:
     """Whether ``job``'s picture is kept, and if so its PNG bytes (None: the job had
     nothing to draw)."""
+    return _read(_keyed_entry(job))
+
+
+def keep(job: Job, made: Path | None) -> None:
+    """Keep the picture ``job`` drew (``made``, its file; None: nothing to draw), in a
+    process that has matplotlib (one that drew); then forget the least recently used
+    entries beyond ``MAX_ENTRIES``. Nothing happens when the cache cannot be written."""
+    if "matplotlib" in sys.modules:
+        _write(_keyed_entry(job), made)
+
+
+def draw(job: Job) -> Path | None:
+    """``job`` done through the cache: its file written from the kept picture, or drawn
+    and kept (the key computed once)."""
+    entry = _keyed_entry(job)
+    hit, data = _read(entry)
+    if hit:
+        from tokbench.atomic import write_atomic
+
+        return None if data is None else write_atomic(
+            Path(job.keywords["path"]), data)  # type: ignore[attr-defined]
+    made = job()
+    _write(entry, made)
+    return made
+
+
+def _keyed_entry(job: Job) -> Path | None:
     key = plot_key(job)
-    entry = _entry(key) if key is not None else None
+    return _entry(key) if key is not None else None
+
+
+def _read(entry: Path | None) -> tuple[bool, bytes | None]:
     if entry is None:
         return False, None
     try:
@@ -129,14 +156,7 @@ def lookup(job: Job) -> tuple[bool, bytes | None]:
     return True, (None if data == NOTHING else data)
 
 
-def keep(job: Job, made: Path | None) -> None:
-    """Keep the picture ``job`` drew (``made``, its file; None: nothing to draw), in a
-    process that has matplotlib (one that drew); then forget the least recently used
-    entries beyond ``MAX_ENTRIES``. Nothing happens when the cache cannot be written."""
-    if "matplotlib" not in sys.modules:
-        return
-    key = plot_key(job)
-    entry = _entry(key) if key is not None else None
+def _write(entry: Path | None, made: Path | None) -> None:
     if entry is None:
         return
     try:
