@@ -12,11 +12,19 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import tokbench
 from tokbench.adapters.base import EncodedWithOffsets, Tokenizer
 from tokbench.loading.loader import load_tokenizer
-from tokbench.metrics.compute import DocCounts, SuiteLayout, TokenTable, measure_documents
+from tokbench.metrics.compute import (
+    DocCounts,
+    SuiteLayout,
+    TokenTable,
+    _blank_tokens,
+    measure_documents,
+)
 from tokbench.record import TokenizerSource
 from tokbench.suites.words import segment_documents
 
@@ -149,3 +157,33 @@ def test_offsets_come_from_the_same_encode(name: str, real_cache: Path) -> None:
     for e in encs:
         assert e.offsets is None or len(e.offsets) == len(e.ids)
     assert np.all([e.offsets is not None for e in encs]) == (name != "llama-2")
+
+
+@given(st.lists(st.text(alphabet=" \t\n\u3000\u00a0ab▁", max_size=6), min_size=1, max_size=5),
+       st.data())
+def test_a_range_holds_text_exactly_when_strip_leaves_some(texts: list[str],
+                                                          data: st.DataObject) -> None:
+    """``text_bytes_between`` says what ``bytes.strip`` says of each range of the joined
+    text (a blank piece placed on a character that is no ASCII space covers nothing)."""
+    layout = SuiteLayout.build(texts)
+    size = len(layout.data)
+    pairs = data.draw(st.lists(st.tuples(st.integers(0, size), st.integers(0, size)),
+                               max_size=20))
+    starts = np.asarray([min(p) for p in pairs], dtype=np.int64)
+    ends = np.asarray([max(p) for p in pairs], dtype=np.int64)
+    want = [bool(layout.data[a:b].strip()) for a, b in zip(starts, ends, strict=True)]
+    assert layout.text_bytes_between(starts, ends).tolist() == want
+
+
+def test_blank_tokens_are_the_pieces_of_spaces_only() -> None:
+    """Of the known tokens, those whose bytes are one space or more ("▁" already spelled
+    as a space), not empty ones, not other whitespace."""
+    pieces = [" ", "  ", "", "\t", " a", "a ", "\u3000", "x"]
+
+    class Pieces(WordNorm):
+        VOCAB = tuple(pieces)
+
+    table = TokenTable(Pieces())
+    ids = np.arange(len(pieces), dtype=np.int64)
+    table.ensure(ids)
+    assert _blank_tokens(table, ids).tolist() == [0, 1]

@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 __all__ = ["evaluate", "measure_documents", "ratio", "subset_sums"]
 
 DIGIT_RUN = re.compile(r"\d+")
+#: the bytes ``bytes.strip`` removes
+_ASCII_SPACE = np.frombuffer(b" \t\n\r\x0b\x0c", dtype=np.uint8)
 MIN_CHUNKED_RUN = 4  # digit runs shorter than this say nothing about chunking
 #: how a run of 4+ ASCII digits is cut (see ``_count_digits``); the columns of ``DocCounts.runs``
 DIGIT_CLASSES = tuple(k.replace("runs_", "digits_") for k in RUN_KINDS)
@@ -263,6 +265,18 @@ class SuiteLayout:
         """The joined text's UTF-8 bytes."""
         return self.joined.encode("utf-8", "surrogatepass")
 
+    @functools.cached_property
+    def _text_bytes_before(self) -> np.ndarray:
+        """How many bytes of ``data`` before each position are not ASCII whitespace."""
+        blank = np.isin(np.frombuffer(self.data, dtype=np.uint8), _ASCII_SPACE)
+        return np.concatenate([[0], np.cumsum(~blank)])
+
+    def text_bytes_between(self, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+        """Whether each byte range ``starts[i]:ends[i]`` of ``data`` holds a byte other than
+        ASCII whitespace (what ``bytes.strip`` leaves)."""
+        before = self._text_bytes_before
+        return np.asarray(before[ends] > before[starts])
+
     @classmethod
     def build(cls, texts: Sequence[str],
               word_spans: Sequence[Sequence[tuple[int, int]] | None] | None = None,
@@ -484,23 +498,22 @@ def _from_offsets(table: TokenTable, layout: SuiteLayout, ids: np.ndarray, ntok:
     character) covers nothing; a byte-fallback piece the backend gives no extent (all but
     the last byte piece of a character) covers its character, like the last one.
     """
-    arr = np.concatenate([np.asarray(offsets[d], dtype=np.int64).reshape(-1, 2)
-                          for d in docs.tolist()])
-    rep = np.repeat(docs, ntok[docs])
-    tok = np.concatenate([np.arange(first_tok[d], first_tok[d] + ntok[d]) for d in docs.tolist()])
+    counts = ntok[docs]
+    total = int(counts.sum())
+    arr = np.fromiter(itertools.chain.from_iterable(itertools.chain.from_iterable(
+        offsets[d] for d in docs.tolist())), dtype=np.int64, count=2 * total).reshape(-1, 2)
+    rep = np.repeat(docs, counts)
+    tok = np.repeat(first_tok[docs] - (np.cumsum(counts) - counts), counts) + np.arange(total)
     if unit == "byte":
         glob = arr + layout.byte_base[rep, None]
     else:
         chars = np.minimum(arr, layout.chars[rep, None]) + layout.char_base[rep, None]
         glob = layout.offsets[chars]
     s, e = glob[:, 0], glob[:, 1]
-    data = layout.data
     tok_ids = ids[tok]
-    uniq = np.unique(tok_ids)
-    blank = [t for t in uniq.tolist() if table.length[t] and not table.token_bytes(t).strip(b" ")]
-    for k in np.flatnonzero(np.isin(tok_ids, blank) & (e > s)).tolist():
-        if data[s[k]:e[k]].strip():
-            e[k] = s[k]
+    on_text = np.isin(tok_ids, _blank_tokens(table, np.unique(tok_ids))) & (e > s)
+    on_text[on_text] = layout.text_bytes_between(s[on_text], e[on_text])
+    e[on_text] = s[on_text]
     holes = np.flatnonzero((e == s) & table.fallback[tok_ids])
     if holes.size:
         filled = np.flatnonzero(e > s)
@@ -510,6 +523,17 @@ def _from_offsets(table: TokenTable, layout: SuiteLayout, ids: np.ndarray, ntok:
         same_doc = rep[nxt] == rep[holes]
         s[holes[same_doc]], e[holes[same_doc]] = s[nxt[same_doc]], e[nxt[same_doc]]
     starts[tok], ends[tok] = s, e
+
+
+def _blank_tokens(table: TokenTable, uniq: np.ndarray) -> np.ndarray:
+    """The tokens of ``uniq`` (distinct ids the table knows) whose bytes are spaces only
+    (one at least)."""
+    lengths = table.length[uniq]
+    within = np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    byte = table.flat[np.repeat(table.start[uniq], lengths) + within]
+    others = np.bincount(np.repeat(np.arange(uniq.size), lengths), weights=byte != 0x20,
+                         minlength=uniq.size)
+    return np.asarray(uniq[(lengths > 0) & (others == 0)])
 
 
 def _count_digits(c: DocCounts, layout: SuiteLayout, starts: np.ndarray, ends: np.ndarray
