@@ -12,7 +12,10 @@ the worker; what went wrong is kept in ``failure`` for the CLI to say.
 
 A worker started with ``cache`` keeps the plots drawn by it and by the run's process
 between runs (``tokbench.render.plotcache``), and takes each plot kept from the same
-inputs as done at once: a run whose values did not change draws only its timings.
+inputs as done at once: a run whose values did not change draws only its timings. It
+warms what looking a plot up needs first and matplotlib's drawing stack after, on a
+thread: a busy run leaves it little of a core, and the kept plots are then taken as soon
+as the results come, not once the drawing stack is warm.
 
 With a second core and plots too few for the run's process to import matplotlib and
 draw too (two or three small ones), the warm worker forks a sibling that takes jobs from
@@ -358,7 +361,7 @@ def _serve(conn: Any, parent: int, folder: str, niceness: int | None, cache: boo
     _watch(parent, folder)
     _lower_priority(0, niceness)  # if the process that started it could not
     try:
-        _warm()
+        drawing = _warm(cache)
         try:
             data, out, plots = conn.recv()
         except EOFError:  # closed before the run's end: nothing to do
@@ -368,6 +371,7 @@ def _serve(conn: Any, parent: int, folder: str, niceness: int | None, cache: boo
         claims = Claims(Path(folder), claim_order(jobs))
         if cache:
             _adopt(conn, claims, jobs)
+        drawing.join()  # before a fork: a sibling must not inherit an import half done
         sibling = _fork(conn, claims, jobs, cache)
         _draw(conn, claims, jobs, cache)
         if sibling:
@@ -492,12 +496,49 @@ def _watch(parent: int, folder: str) -> None:
     threading.Thread(target=watch, daemon=True, name="tokbench-parent-watch").start()
 
 
-def _warm() -> None:
-    """Import what the jobs use and draw one small figure (fonts loaded, caches filled)."""
+class _Warming:
+    """The drawing stack warmed on a thread of the worker (``_warm``); ``join`` waits for
+    it and raises what it raised."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, daemon=True,
+                                        name="tokbench-render-warm")
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            _warm_drawing()
+        except BaseException as e:  # said by ``join``, on the worker's own thread
+            self.error = e
+
+    def join(self) -> None:
+        self._thread.join()
+        if self.error is not None:
+            raise self.error
+
+
+def _warm(cache: bool) -> _Warming:
+    """Import what the jobs use, then draw one small figure (fonts loaded, caches filled)
+    on a thread. With ``cache``, what telling a kept plot needs comes first: the worker,
+    at the lowest priority, may get little of a core while the run works, and a run
+    whose plots are all kept then waits for the results to be written, not for
+    matplotlib's drawing stack (0.5 s of a core) to be warm."""
+    from tokbench.render.plots import plot_jobs  # noqa: F401  (the renderers, imported)
+
+    if cache:
+        from tokbench.render import plotcache
+
+        plotcache.warm()
+    return _Warming()
+
+
+def _warm_drawing() -> None:
     import io
 
     from tokbench.render.figures import Figures
-    from tokbench.render.plots import plot_jobs  # noqa: F401  (the renderers, imported)
 
     fig, ax = Figures.subplots(figsize=(1, 1))
     ax.text(0.5, 0.5, "0.5")

@@ -76,6 +76,12 @@ def _stack(module: str) -> bytes | None:
     return hashlib.sha256(repr([fixed, rc, fonts]).encode("utf-8")).digest()
 
 
+def warm() -> None:
+    """Import what computing a key needs (matplotlib, its fonts, Pillow), for a process
+    that will look plots up soon (``plot_jobs``' own module's code hashed too)."""
+    _stack("tokbench.render.plots")
+
+
 def _font(path: str) -> tuple[str, int, int]:
     """A font file as it is now: a font updated in place draws other glyphs."""
     try:
