@@ -475,7 +475,9 @@ def test_default_jobs_chooses_on_the_fastest_of_the_first_shards(
     """The pool's choice sees the faster of the first two shards' rates, and what is left
     after both: a cold first shard does not make a pool look worth it."""
     from tokbench.engine import executors
+    from tokbench.suites import model
 
+    monkeypatch.setattr(model, "MIN_SHARD_BYTES", 256 * 1024)
     docs = [Document(f"d{i}", "eng_Latn", "x", f"line {i} " + "abc def " * 2000)
             for i in range(60)]  # about 1 MB: four shards of 256 KB
     suite = Suite("big", "1", docs)
