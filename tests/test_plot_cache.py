@@ -218,3 +218,37 @@ def test_one_process_takes_and_keeps_the_plots_too(results: Results, cache: Path
     assert drawn == ["throughput.png"]  # the only one drawn again
     assert [p.name for p in first] == [p.name for p in second]
     assert all(a.read_bytes() == b.read_bytes() for a, b in zip(first, second, strict=True))
+
+
+def test_a_worker_looks_plots_up_before_its_drawing_stack_is_warm(
+        results: Results, cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The worker's warm-up returns once a plot can be looked up; the drawing stack warms
+    on a thread meanwhile, and what that raised is raised when the worker needs it."""
+    import threading
+
+    from tokbench.cli import render_worker
+
+    name = "premium_multilingual.png"
+    job = _jobs(results, tmp_path / "a")[name]
+    plotcache.keep(job, job())
+    release, warm = threading.Event(), threading.Event()
+
+    def drawing() -> None:
+        release.wait(5)
+        warm.set()
+
+    monkeypatch.setattr(render_worker, "_warm_drawing", drawing)
+    warming = render_worker._warm(cache=True)
+    hit, data = plotcache.lookup(_jobs(results, tmp_path / "b")[name])
+    assert hit and data == (tmp_path / "a" / name).read_bytes()
+    assert not warm.is_set()  # looked up while the drawing stack was still warming
+    release.set()
+    warming.join()
+    assert warm.is_set()
+
+    def broken() -> None:
+        raise OSError("no fonts")
+
+    monkeypatch.setattr(render_worker, "_warm_drawing", broken)
+    with pytest.raises(OSError, match="no fonts"):
+        render_worker._warm(cache=False).join()
