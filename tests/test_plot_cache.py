@@ -87,17 +87,17 @@ def test_the_key_follows_the_code_that_draws(results: Results, cache: Path,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
     job = _jobs(results, Path("a"))["premium_multilingual.png"]
     key = plotcache.plot_key(job)
-    plotcache._versions.cache_clear()
+    plotcache._code.cache_clear()
     sha = plotcache.module_sha256
     monkeypatch.setattr(plotcache, "module_sha256", lambda m: "0" * 64
                         if m == "tokbench.metrics.trust" else sha(m))
     try:
         assert plotcache.plot_key(job) not in (key, None)
         monkeypatch.setattr(plotcache, "module_sha256", lambda m: None)
-        plotcache._versions.cache_clear()
+        plotcache._code.cache_clear()
         assert plotcache.plot_key(job) is None  # code without a source: never kept
     finally:
-        plotcache._versions.cache_clear()
+        plotcache._code.cache_clear()
 
 
 @pytest.mark.parametrize("damage", [
@@ -252,3 +252,29 @@ def test_a_worker_looks_plots_up_before_its_drawing_stack_is_warm(
     monkeypatch.setattr(render_worker, "_warm_drawing", broken)
     with pytest.raises(OSError, match="no fonts"):
         render_worker._warm(cache=False).join()
+
+
+def test_the_runs_process_takes_kept_plots_on_the_workers_stack(
+        results: Results, cache: Path, tmp_path: Path) -> None:
+    """Told the worker's drawing stack, the run's process takes each kept plot itself,
+    claimed (never one the worker took), written byte for byte; a picture kept under
+    another drawing stack is not taken."""
+    from tokbench.cli.render_worker import Claims, _adopt_here
+
+    out = tmp_path / "out"
+    jobs = file_jobs(results, out, True)
+    names = [job_file(j).name for j in jobs]
+    premium, code = names.index("premium_multilingual.png"), names.index(
+        "bytes_per_token_code.png")
+    drawn = tmp_path / "drawn"
+    for k in (premium, code):
+        job = _jobs(results, drawn)[names[k]]
+        plotcache.keep(job, job())
+    (tmp_path / "claims").mkdir()
+    claims = Claims(tmp_path / "claims", range(len(jobs)))
+    assert claims.claim(code)  # the worker took this one first
+    assert list(_adopt_here(claims, jobs, b"another stack")) == []
+    taken = list(_adopt_here(claims, jobs, plotcache.drawing_stack()))
+    assert taken == [(premium, out / names[premium])]
+    assert (out / names[premium]).read_bytes() == (drawn / names[premium]).read_bytes()
+    assert not claims.claim(premium)

@@ -226,6 +226,10 @@ class RenderWorker:
                     self.adopted.append(msg[1])
             elif msg[0] == "sibling":
                 self.siblings.append(msg[1])
+            elif msg[0] == "stack":  # the kept plots can be taken here, as the worker would
+                for k, path in _adopt_here(claims, jobs, msg[1]):
+                    done[k] = path
+                    self.adopted.append(k)
             else:
                 live = False
         return [done[k] for k in range(len(jobs))]
@@ -361,7 +365,7 @@ def _serve(conn: Any, parent: int, folder: str, niceness: int | None, cache: boo
     _watch(parent, folder)
     _lower_priority(0, niceness)  # if the process that started it could not
     try:
-        drawing = _warm(cache)
+        drawing = _warm(cache, conn)
         try:
             data, out, plots = conn.recv()
         except EOFError:  # closed before the run's end: nothing to do
@@ -402,6 +406,20 @@ def _adopt(conn: Any, claims: Claims, jobs: Sequence[Job]) -> None:
         if hit and claims.claim(k):
             target = None if data is None else write_atomic(job_file(job), data)
             conn.send(("adopted", k, None if target is None else str(target)))
+
+
+def _adopt_here(claims: Claims, jobs: Sequence[Job], stack: bytes
+                ) -> Iterator[tuple[int, Path | None]]:
+    """The plots of ``jobs`` kept from the same inputs and drawing ``stack`` (the worker's),
+    each claimed and its file written by the run's process: ``(job, file)``."""
+    from tokbench.render import plotcache
+
+    for k in claims.free():
+        if k == 0:
+            continue
+        hit, data = plotcache.lookup(jobs[k], stack)
+        if hit and claims.claim(k):
+            yield k, None if data is None else write_atomic(job_file(jobs[k]), data)
 
 
 def _draw(conn: Any, claims: Claims, jobs: Sequence[Job], cache: bool = False) -> None:
@@ -520,18 +538,21 @@ class _Warming:
             raise self.error
 
 
-def _warm(cache: bool) -> _Warming:
+def _warm(cache: bool, conn: Any = None) -> _Warming:
     """Import what the jobs use, then draw one small figure (fonts loaded, caches filled)
-    on a thread. With ``cache``, what telling a kept plot needs comes first: the worker,
-    at the lowest priority, may get little of a core while the run works, and a run
-    whose plots are all kept then waits for the results to be written, not for
-    matplotlib's drawing stack (0.5 s of a core) to be warm."""
-    from tokbench.render.plots import plot_jobs  # noqa: F401  (the renderers, imported)
-
+    on a thread. With ``cache``, what telling a kept plot needs comes first, and the
+    worker's ``drawing_stack`` is said on ``conn``: the worker, at the lowest priority,
+    may get little of a core while the run works, and the run's process then takes the
+    kept plots itself (``RenderWorker.finish``) rather than wait for the worker to import
+    the renderers and read the results."""
     if cache:
         from tokbench.render import plotcache
 
-        plotcache.warm()
+        stack = plotcache.drawing_stack()
+        if conn is not None:
+            conn.send(("stack", stack))
+    from tokbench.render.plots import plot_jobs  # noqa: F401  (the renderers, imported)
+
     return _Warming()
 
 

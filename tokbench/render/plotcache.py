@@ -13,7 +13,9 @@ never a stale picture. Inputs that cannot be pickled are never cached. Entries l
 again. The folder keeps the ``MAX_ENTRIES`` last used (an entry is touched when used).
 Plots of timings (``plots.timed``), new on every run, have no key.
 
-Computing a key imports matplotlib: the cache serves a process about to draw.
+Computing a key imports matplotlib (``drawing_stack``), unless the stack is given: a
+render worker computes its own and tells the run's process (``RenderWorker.finish``),
+which then takes the kept plots itself without importing matplotlib.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from pathlib import Path
 
 from tokbench.hashing import module_sha256
 
-FORMAT = 1
+FORMAT = 2
 #: entries kept: the last used (the default run keeps 8 plots, 35-220 KB each)
 MAX_ENTRIES = 200
 #: the modules whose code every picture depends on, besides its function's own
@@ -42,44 +44,39 @@ NOTHING = b""
 Job = Callable[[], "Path | None"]
 
 
-def plot_key(job: Job) -> str | None:
+def plot_key(job: Job, stack: bytes | None = None) -> str | None:
     """The cache key of plot ``job`` (a ``functools.partial`` of ``plot_jobs``); None when
-    it is not kept: a plot of timings, inputs that do not pickle, code without a source."""
+    it is not kept: a plot of timings, inputs that do not pickle, code without a source.
+    ``stack``: the ``drawing_stack`` of the process that draws, when not this one (a run's
+    process looks up what its render worker would draw without importing matplotlib)."""
     from tokbench.render.plots import timed
 
     func = getattr(job, "func", None)
     if func is None or timed(job):
         return None
     keywords = {k: v for k, v in getattr(job, "keywords", {}).items() if k != "path"}
-    stack = _stack(getattr(func, "__module__", ""))
-    if stack is None:
+    code = _code(getattr(func, "__module__", ""))
+    if code is None:
         return None
     try:
         inputs = pickle.dumps((func.__module__, func.__qualname__, getattr(job, "args", ()),
                                sorted(keywords.items())), protocol=4)
     except Exception:  # an input of its own kind, unpicklable: drawn every time
         return None
-    return hashlib.sha256(stack + inputs).hexdigest()
+    if stack is None:
+        stack = drawing_stack()
+    return hashlib.sha256(stack + code + inputs).hexdigest()
 
 
-def _stack(module: str) -> bytes | None:
-    """What every picture of ``module``'s functions depends on besides its inputs (see the
-    module's doc), as bytes; None when some code has no source to hash. The settings and
-    fonts are read each time: a process may change them between two plots."""
+def drawing_stack() -> bytes:
+    """What every picture depends on besides its inputs and tokbench's code (see the
+    module's doc): the libraries' versions, the settings and the fonts, as a digest. The
+    settings and fonts are read each time: a process may change them between two plots."""
     from matplotlib import font_manager, rcParams
 
-    fixed = _versions(module)
-    if fixed is None:
-        return None
     rc = sorted((k, repr(v)) for k, v in dict.items(rcParams) if not k.startswith("backend"))
     fonts = sorted(_font(f.fname) for f in font_manager.fontManager.ttflist)
-    return hashlib.sha256(repr([fixed, rc, fonts]).encode("utf-8")).digest()
-
-
-def warm() -> None:
-    """Import what computing a key needs (matplotlib, its fonts, Pillow), for a process
-    that will look plots up soon (``plot_jobs``' own module's code hashed too)."""
-    _stack("tokbench.render.plots")
+    return hashlib.sha256(repr([FORMAT, _libraries(), rc, fonts]).encode("utf-8")).digest()
 
 
 def _font(path: str) -> tuple[str, int, int]:
@@ -92,19 +89,43 @@ def _font(path: str) -> tuple[str, int, int]:
 
 
 @cache
-def _versions(module: str) -> str | None:
-    """The code and library versions a picture of ``module``'s functions depends on."""
+def _libraries() -> str:
+    """The versions of the libraries that draw and write a picture."""
     import zlib
 
     import matplotlib
     import PIL
     from matplotlib import ft2font
 
-    code = [module_sha256(m) for m in (module, *CODE)]
+    return repr([matplotlib.__version__, ft2font.__freetype_version__, PIL.__version__,
+                 zlib.ZLIB_RUNTIME_VERSION])
+
+
+@cache
+def _code(module: str) -> bytes | None:
+    """The code a picture of ``module``'s functions depends on (that module and ``CODE``),
+    as a digest; None when some of it has no source to hash. A module not imported here
+    (the drawing modules, in a process that never draws) is hashed from its file."""
+    code = [module_sha256(m) or _source_sha256(m) for m in (module, *CODE)]
     if None in code:
         return None
-    return repr([FORMAT, code, matplotlib.__version__, ft2font.__freetype_version__,
-                 PIL.__version__, zlib.ZLIB_RUNTIME_VERSION])
+    return hashlib.sha256(repr(code).encode("utf-8")).digest()
+
+
+def _source_sha256(module: str) -> str | None:
+    """sha256 of the source file of ``module`` where it is not imported; None otherwise
+    or when it has none (an imported module without a file is not hashed from another)."""
+    import importlib.util
+
+    from tokbench.hashing import sha256_file
+
+    if module in sys.modules:
+        return None
+    try:
+        spec = importlib.util.find_spec(module)
+        return sha256_file(spec.origin) if spec is not None and spec.origin else None
+    except (ImportError, ValueError, OSError):
+        return None
 
 
 def _entry(key: str) -> Path | None:
@@ -114,10 +135,10 @@ def _entry(key: str) -> Path | None:
     return None if folder is None else folder / f"{key}.png"
 
 
-def lookup(job: Job) -> tuple[bool, bytes | None]:
+def lookup(job: Job, stack: bytes | None = None) -> tuple[bool, bytes | None]:
     """Whether ``job``'s picture is kept, and if so its PNG bytes (None: the job had
-    nothing to draw)."""
-    return _read(_keyed_entry(job))
+    nothing to draw); ``stack``: see ``plot_key``."""
+    return _read(_keyed_entry(job, stack))
 
 
 def keep(job: Job, made: Path | None) -> None:
@@ -143,8 +164,8 @@ def draw(job: Job) -> Path | None:
     return made
 
 
-def _keyed_entry(job: Job) -> Path | None:
-    key = plot_key(job)
+def _keyed_entry(job: Job, stack: bytes | None = None) -> Path | None:
+    key = plot_key(job, stack)
     return _entry(key) if key is not None else None
 
 
