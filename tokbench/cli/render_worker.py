@@ -12,10 +12,11 @@ the worker; what went wrong is kept in ``failure`` for the CLI to say.
 
 A worker started with ``cache`` keeps the plots drawn by it and by the run's process
 between runs (``tokbench.render.plotcache``), and takes each plot kept from the same
-inputs as done at once: a run whose values did not change draws only its timings. It
-warms what looking a plot up needs first and matplotlib's drawing stack after, on a
-thread: a busy run leaves it little of a core, and the kept plots are then taken as soon
-as the results come, not once the drawing stack is warm.
+inputs as done at once: a run whose values did not change draws only its timings. A
+busy run leaves it little of a core, so it first says its drawing stack (matplotlib's
+versions, settings and fonts: ``plotcache.drawing_stack``) and the run's process takes
+the kept plots itself on it; the renderers are imported and matplotlib's drawing warmed
+after, the drawing on a thread while the worker waits for the results.
 
 With a second core and plots too few for the run's process to import matplotlib and
 draw too (two or three small ones), the warm worker forks a sibling that takes jobs from
@@ -196,7 +197,9 @@ class RenderWorker:
         worker has finished none for ``PATIENCE`` seconds (it runs at the lowest priority:
         a busy machine may leave it no core); with no job free by then, the worker is
         stopped and its jobs in flight are done here. What a failed or dead worker left
-        undone is done here too (a file it left half-written is written again)."""
+        undone is done here too (a file it left half-written is written again). Told the
+        worker's drawing stack (a worker keeping plots says it once warm enough), this
+        process takes the kept plots itself (``_adopt_here``)."""
         costs = job_costs(jobs)
         claims = Claims(self._folder, _order(costs))
         done: dict[int, Path | None] = {}
