@@ -395,3 +395,50 @@ def test_the_segmentation_views_of_many_texts_read_each_vocabulary_once(
     for t, v in zip(texts, views, strict=True):
         assert v is not None and v["rows"]["gpt2"]["cuts"] == token_cuts(gpt2, t)
         assert v["rows"]["gpt2"]["cuts"][0] == 0 and v["rows"]["gpt2"]["cuts"][-1] == len(t)
+
+
+def test_morphemes_of_texts_seen_before_are_read_not_analyzed(
+        cache: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A layout built again over the same texts (the other process of a split run, the
+    next run) reads the analyzer's morphemes from the cache: the same gold boundaries, no
+    analysis; another analyzer version analyzes again."""
+    from tokbench.suites import morphemes
+
+    class Halves(morphemes.Analyzer):
+        """Two morphemes per text: its halves."""
+
+        name = "halves"
+        calls = 0
+
+        @property
+        def version(self) -> str:
+            return version
+
+        def load(self) -> None:
+            pass
+
+        def _morphemes(self, text: str) -> list[tuple[int, int]]:
+            Halves.calls += 1
+            return [(0, len(text) // 2), (len(text) // 2, len(text))]
+
+    halves = Halves()
+    monkeypatch.setattr(morphemes, "analyzer_for",
+                        lambda scheme, lang: halves if lang == "jpn_Jpan" else None)
+    texts = ["日本語の文です", "abcd", "もう一つ"]
+    langs = ["jpn_Jpan", "eng_Latn", "jpn_Jpan"]
+    version = "1"
+
+    def gold() -> list[int]:
+        layout = SuiteLayout.build(texts)
+        morph = MorphLayout.build(texts, langs, ["morph"], layout.data, layout.offsets,
+                                  layout.char_base, layout.byte_base)
+        return morph.gold["morph"].tolist()
+
+    first = gold()
+    assert Halves.calls == 2
+    # the cuts inside documents, as byte offsets of the joined text: 日本語の文です
+    # (bytes 0-21) after 3 characters; abcd (22-26) not analyzed; もう一つ (27-39) after 2
+    assert first == [9, 33]
+    assert gold() == first and Halves.calls == 2
+    version = "2"
+    assert gold() == first and Halves.calls == 4

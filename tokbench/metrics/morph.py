@@ -59,17 +59,23 @@ class MorphLayout:
               ) -> MorphLayout:
         """Analyze every document once per scheme (``offsets``: char -> byte of the joined
         text ``data``; ``char_base``/``byte_base``: where each document starts)."""
-        from tokbench.suites.morphemes import analyzer_for
+        from tokbench.suites.morphemes import Analyzer, analyzer_for, cached_morphemes
 
         bounds: dict[str, list[list[int] | None]] = {}
         labels: dict[str, dict[str, str]] = {}
         for scheme in schemes:
-            bounds[scheme] = []
-            for text, lang in zip(texts, langs, strict=True):
+            by_analyzer: dict[Analyzer, list[int]] = {}
+            for i, lang in enumerate(langs):
                 analyzer = analyzer_for(scheme, lang)
                 if analyzer is not None:
                     labels.setdefault(lang, {})[scheme] = analyzer.label
-                bounds[scheme].append(None if analyzer is None else analyzer.boundaries(text))
+                    by_analyzer.setdefault(analyzer, []).append(i)
+            found: list[list[int] | None] = [None] * len(texts)
+            for analyzer, idx in by_analyzer.items():
+                spans = cached_morphemes(analyzer, [texts[i] for i in idx])
+                for i, doc in zip(idx, spans, strict=True):
+                    found[i] = sorted({edge for span in doc for edge in span})
+            bounds[scheme] = found
         return cls.from_boundaries(texts, bounds, labels, data, offsets, char_base, byte_base)
 
     @classmethod

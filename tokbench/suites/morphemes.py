@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
@@ -82,6 +83,19 @@ class Analyzer(ABC):
     @abstractmethod
     def _morphemes(self, text: str) -> list[tuple[int, int]]:
         ...
+
+
+def cached_morphemes(analyzer: Analyzer, texts: Sequence[str]) -> list[list[tuple[int, int]]]:
+    """``analyzer.morphemes`` of every text, read from the word-span cache when a run
+    analyzed the same texts with the same analyzer, library and dictionary versions and
+    code before (``tokbench.suites.wordcache``): a dictionary's lattice costs seconds per
+    corpus, and both processes of a split run analyze the same shards."""
+    from tokbench.hashing import module_sha256
+    from tokbench.suites.wordcache import cached_spans
+
+    placing = module_sha256(place_pieces.__module__) or ""  # MeCab's pieces are placed there
+    return cached_spans((type(analyzer).__qualname__, analyzer.name, analyzer.version, placing),
+                        type(analyzer).__module__, texts, analyzer.morphemes)
 
 
 def _place(text: str, pieces: list[str], name: str) -> list[tuple[int, int]]:

@@ -1,4 +1,6 @@
-"""Word spans of dictionary segmenters (MeCab, jieba, PyThaiNLP, ICU) kept on disk.
+"""Word spans of dictionary segmenters (MeCab, jieba, PyThaiNLP, ICU), and morpheme spans
+of morphological analyzers (MeCab, Sudachi, Kiwi: ``morphemes.cached_morphemes``), kept
+on disk.
 
 Segmenting a corpus with a dictionary segmenter costs seconds (loading the dictionary,
 then the lattice per sentence) and gives the same spans for the same text and
