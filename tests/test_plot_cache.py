@@ -259,7 +259,7 @@ def test_the_runs_process_takes_kept_plots_on_the_workers_stack(
     """Told the worker's drawing stack, the run's process takes each kept plot itself,
     claimed (never one the worker took), written byte for byte; a picture kept under
     another drawing stack is not taken."""
-    from tokbench.cli.render_worker import Claims, _adopt_here
+    from tokbench.cli.render_worker import Claims, _take_kept
 
     out = tmp_path / "out"
     jobs = file_jobs(results, out, True)
@@ -273,8 +273,8 @@ def test_the_runs_process_takes_kept_plots_on_the_workers_stack(
     (tmp_path / "claims").mkdir()
     claims = Claims(tmp_path / "claims", range(len(jobs)))
     assert claims.claim(code)  # the worker took this one first
-    assert list(_adopt_here(claims, jobs, b"another stack")) == []
-    taken = list(_adopt_here(claims, jobs, plotcache.drawing_stack()))
+    assert list(_take_kept(claims, jobs, b"another stack")) == []
+    taken = list(_take_kept(claims, jobs, plotcache.drawing_stack()))
     assert taken == [(premium, out / names[premium])]
     assert (out / names[premium]).read_bytes() == (drawn / names[premium]).read_bytes()
     assert not claims.claim(premium)

@@ -37,10 +37,21 @@ def sha256_file(path: str | os.PathLike[str], chunk: int = 1 << 20) -> str:
 
 @cache
 def module_sha256(module: str) -> str | None:
-    """sha256 of an imported module's source file, None if it has none or cannot be read:
-    part of a cache key, so a cached result is recomputed once the code that made it
-    changes (remembered per module: the code of a running process does not change)."""
-    path = getattr(sys.modules.get(module), "__file__", None)
+    """sha256 of a module's source file, None if it has none or cannot be read: part of a
+    cache key, so a cached result is recomputed once the code that made it changes
+    (remembered per module: the code of a running process does not change). A module not
+    imported here is hashed from the file importing it would read (a run's process keys
+    the plots its render worker draws without importing matplotlib's renderers)."""
+    if module in sys.modules:
+        path = getattr(sys.modules[module], "__file__", None)
+    else:
+        import importlib.util
+
+        try:
+            spec = importlib.util.find_spec(module)
+        except (ImportError, ValueError):
+            return None
+        path = spec.origin if spec is not None else None
     if not path:
         return None
     try:

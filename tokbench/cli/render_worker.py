@@ -199,7 +199,7 @@ class RenderWorker:
         stopped and its jobs in flight are done here. What a failed or dead worker left
         undone is done here too (a file it left half-written is written again). Told the
         worker's drawing stack (a worker keeping plots says it once warm enough), this
-        process takes the kept plots itself (``_adopt_here``)."""
+        process takes the kept plots itself (``_take_kept``)."""
         costs = job_costs(jobs)
         claims = Claims(self._folder, _order(costs))
         done: dict[int, Path | None] = {}
@@ -230,7 +230,7 @@ class RenderWorker:
             elif msg[0] == "sibling":
                 self.siblings.append(msg[1])
             elif msg[0] == "stack":  # the kept plots can be taken here, as the worker would
-                for k, path in _adopt_here(claims, jobs, msg[1]):
+                for k, path in _take_kept(claims, jobs, msg[1]):
                     done[k] = path
                     self.adopted.append(k)
             else:
@@ -402,19 +402,15 @@ def _adopt(conn: Any, claims: Claims, jobs: Sequence[Job]) -> None:
     """Take as done each plot of ``jobs`` kept in the plot cache from the same inputs
     (``tokbench.render.plotcache``): claimed, its file written, said ``adopted``. First,
     so that neither process draws what is kept."""
-    from tokbench.render import plotcache
-
-    for k, job in enumerate(jobs[1:], start=1):
-        hit, data = plotcache.lookup(job)
-        if hit and claims.claim(k):
-            target = None if data is None else write_atomic(job_file(job), data)
-            conn.send(("adopted", k, None if target is None else str(target)))
+    for k, target in _take_kept(claims, jobs):
+        conn.send(("adopted", k, None if target is None else str(target)))
 
 
-def _adopt_here(claims: Claims, jobs: Sequence[Job], stack: bytes
-                ) -> Iterator[tuple[int, Path | None]]:
-    """The plots of ``jobs`` kept from the same inputs and drawing ``stack`` (the worker's),
-    each claimed and its file written by the run's process: ``(job, file)``."""
+def _take_kept(claims: Claims, jobs: Sequence[Job], stack: bytes | None = None
+               ) -> Iterator[tuple[int, Path | None]]:
+    """The free plots of ``jobs`` kept from the same inputs, each claimed and its file
+    written: ``(job, file)``. ``stack``: the worker's drawing stack, for the run's process
+    (``plotcache.plot_key``); None: this process's own."""
     from tokbench.render import plotcache
 
     for k in claims.free():

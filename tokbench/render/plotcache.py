@@ -104,28 +104,11 @@ def _libraries() -> str:
 @cache
 def _code(module: str) -> bytes | None:
     """The code a picture of ``module``'s functions depends on (that module and ``CODE``),
-    as a digest; None when some of it has no source to hash. A module not imported here
-    (the drawing modules, in a process that never draws) is hashed from its file."""
-    code = [module_sha256(m) or _source_sha256(m) for m in (module, *CODE)]
+    as a digest; None when some of it has no source to hash."""
+    code = [module_sha256(m) for m in (module, *CODE)]
     if None in code:
         return None
     return hashlib.sha256(repr(code).encode("utf-8")).digest()
-
-
-def _source_sha256(module: str) -> str | None:
-    """sha256 of the source file of ``module`` where it is not imported; None otherwise
-    or when it has none (an imported module without a file is not hashed from another)."""
-    import importlib.util
-
-    from tokbench.hashing import sha256_file
-
-    if module in sys.modules:
-        return None
-    try:
-        spec = importlib.util.find_spec(module)
-        return sha256_file(spec.origin) if spec is not None and spec.origin else None
-    except (ImportError, ValueError, OSError):
-        return None
 
 
 def _entry(key: str) -> Path | None:
