@@ -475,12 +475,9 @@ def _same_bytes(table: TokenTable, layout: SuiteLayout, ids: np.ndarray, lengths
     pick[docs] = True
     sel = pick[np.repeat(np.arange(ntok.size), ntok)]
     lens = lengths[sel]
-    total = int(lens.sum())
-    within = np.arange(total) - np.repeat(np.cumsum(lens) - lens, lens)
-    stream = table.flat[np.repeat(table.start[ids[sel]] + skip[sel], lens) + within]
+    stream = table.flat[np.repeat(table.start[ids[sel]] + skip[sel], lens) + _within(lens)]
     nb = layout.nbytes[docs]
-    text_pos = np.repeat(layout.byte_base[docs], nb) + (
-        np.arange(total) - np.repeat(np.cumsum(nb) - nb, nb))
+    text_pos = np.repeat(layout.byte_base[docs], nb) + _within(nb)
     text = np.frombuffer(layout.data, dtype=np.uint8)[text_pos]
     bad = np.bincount(np.repeat(np.arange(docs.size), nb), weights=stream != text,
                       minlength=docs.size)
@@ -499,11 +496,11 @@ def _from_offsets(table: TokenTable, layout: SuiteLayout, ids: np.ndarray, ntok:
     the last byte piece of a character) covers its character, like the last one.
     """
     counts = ntok[docs]
-    total = int(counts.sum())
     arr = np.fromiter(itertools.chain.from_iterable(itertools.chain.from_iterable(
-        offsets[d] for d in docs.tolist())), dtype=np.int64, count=2 * total).reshape(-1, 2)
+        offsets[d] for d in docs.tolist())), dtype=np.int64,
+        count=2 * int(counts.sum())).reshape(-1, 2)
     rep = np.repeat(docs, counts)
-    tok = np.repeat(first_tok[docs] - (np.cumsum(counts) - counts), counts) + np.arange(total)
+    tok = np.repeat(first_tok[docs], counts) + _within(counts)
     if unit == "byte":
         glob = arr + layout.byte_base[rep, None]
     else:
@@ -525,12 +522,18 @@ def _from_offsets(table: TokenTable, layout: SuiteLayout, ids: np.ndarray, ntok:
     starts[tok], ends[tok] = s, e
 
 
+def _within(lengths: np.ndarray) -> np.ndarray:
+    """Each element's place in its run, for runs of ``lengths`` laid end to end
+    ([2, 3] -> [0, 1, 0, 1, 2])."""
+    return np.asarray(np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths,
+                                                                lengths))
+
+
 def _blank_tokens(table: TokenTable, uniq: np.ndarray) -> np.ndarray:
     """The tokens of ``uniq`` (distinct ids the table knows) whose bytes are spaces only
     (one at least)."""
     lengths = table.length[uniq]
-    within = np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-    byte = table.flat[np.repeat(table.start[uniq], lengths) + within]
+    byte = table.flat[np.repeat(table.start[uniq], lengths) + _within(lengths)]
     others = np.bincount(np.repeat(np.arange(uniq.size), lengths), weights=byte != 0x20,
                          minlength=uniq.size)
     return np.asarray(uniq[(lengths > 0) & (others == 0)])
@@ -564,9 +567,7 @@ def _count_digits(c: DocCounts, layout: SuiteLayout, starts: np.ndarray, ends: n
         return
     cuts_per_run = np.maximum(last[pick] - first[pick], 0)  # tokens after the first one
     run_of_cut = np.repeat(np.arange(pick.size), cuts_per_run)
-    cut_index = (np.arange(run_of_cut.size) - np.repeat(np.cumsum(cuts_per_run) - cuts_per_run,
-                                                        cuts_per_run)
-                 + np.repeat(first[pick] + 1, cuts_per_run))
+    cut_index = _within(cuts_per_run) + np.repeat(first[pick] + 1, cuts_per_run)
     rel = starts[cut_index] - np.repeat(b0[pick], cuts_per_run)  # ASCII: bytes == digits
     size = np.repeat(n_digits[pick], cuts_per_run)
     left3 = np.bincount(run_of_cut, weights=rel % 3 == 0, minlength=pick.size)
